@@ -1,0 +1,117 @@
+//! The one error type of modbot_core.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while loading or using the robot model.
+///
+/// Every variant names what is wrong (the file, the key, the module, the joint) so a
+/// user can fix the input without reading code.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CoreError {
+    /// A file could not be read.
+    #[error("cannot read {path}: {message}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        message: String,
+    },
+    /// A YAML document did not parse into the expected schema.
+    #[error("{origin}: {message}")]
+    Yaml {
+        /// The file or source the document came from.
+        origin: String,
+        /// The parser's message (it names the key and the line).
+        message: String,
+    },
+    /// A value is outside its allowed range or otherwise invalid.
+    #[error("{key} = {value}: {expected}")]
+    Invalid {
+        /// Dotted path of the offending key, e.g. `modules.y1.mass_kg`.
+        key: String,
+        /// The offending value, as text.
+        value: String,
+        /// What was expected instead.
+        expected: String,
+    },
+    /// A topology refers to a module kind that is not in the catalog.
+    #[error("unknown module kind `{kind}` (the catalog has: {known})")]
+    UnknownModuleKind {
+        /// The kind that was asked for.
+        kind: String,
+        /// The kinds the catalog knows, comma separated.
+        known: String,
+    },
+    /// A robot description string such as `py:16` is malformed.
+    #[error("bad robot `{spec}`: {reason} (expected pp:M, py:M or pyp, e.g. pp:8, py:16)")]
+    BadRobotSpec {
+        /// The string that was given.
+        spec: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// A topology is not well formed.
+    #[error("topology `{topology}`: {reason}")]
+    Topology {
+        /// Name of the topology.
+        topology: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A connection refers to a module or connector that does not exist.
+    #[error("topology `{topology}`: connection {index} refers to {what}, which does not exist")]
+    DanglingConnector {
+        /// Name of the topology.
+        topology: String,
+        /// Index of the connection in the topology's list.
+        index: usize,
+        /// The missing module or connector.
+        what: String,
+    },
+    /// A joint vector has the wrong length.
+    #[error("expected {expected} joint values, got {got}")]
+    JointCount {
+        /// Number of joints of the robot.
+        expected: usize,
+        /// Number of values given.
+        got: usize,
+    },
+    /// A joint value is not a finite number.
+    #[error("joint {joint} = {value}: not a finite number")]
+    NotFinite {
+        /// Name of the joint.
+        joint: String,
+        /// The value.
+        value: f64,
+    },
+}
+
+/// Result with [`CoreError`].
+pub type Result<T, E = CoreError> = std::result::Result<T, E>;
+
+impl CoreError {
+    /// Shorthand for [`CoreError::Invalid`].
+    pub fn invalid(key: impl Into<String>, value: impl ToString, expected: impl Into<String>) -> Self {
+        CoreError::Invalid {
+            key: key.into(),
+            value: value.to_string(),
+            expected: expected.into(),
+        }
+    }
+}
+
+/// Reads a whole text file, mapping the I/O error to [`CoreError::Io`].
+pub fn read_text(path: &std::path::Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| CoreError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Parses a YAML document with `deny_unknown_fields`-style schemas, naming the origin on error.
+pub fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, origin: &str) -> Result<T> {
+    serde_yaml_ng::from_str(text).map_err(|e| CoreError::Yaml {
+        origin: origin.to_string(),
+        message: e.to_string(),
+    })
+}
