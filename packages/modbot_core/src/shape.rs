@@ -107,6 +107,35 @@ pub fn min_period(amplitude_deg: f64, max_speed_deg_s: f64) -> f64 {
     2.0 * PI * amplitude_deg.abs() / max_speed_deg_s
 }
 
+/// Rolling threshold of a PY chain with square section H and length l (5.21), deg:
+/// α_min ≈ (120/π)(√((l/H)² + 18) − l/H). Below it the chain flaps instead of rolling.
+pub fn rolling_alpha_min(length: f64, section: f64) -> f64 {
+    let r = length / section;
+    120.0 / PI * ((r * r + 18.0).sqrt() - r)
+}
+
+/// The exact root of the rolling condition f(α) = (2l/α²) sin(α/2) − (l/α + H/2) cos(α/2) = 0
+/// (5.19–5.20), deg, found by bisection on (0, π].
+pub fn rolling_alpha_min_exact(length: f64, section: f64) -> f64 {
+    let f = |a: f64| 2.0 * length / (a * a) * (a / 2.0).sin() - (length / a + section / 2.0) * (a / 2.0).cos();
+    let (mut lo, mut hi) = (1e-6, PI);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) > 0.0 { hi = mid } else { lo = mid }
+    }
+    (0.5 * (lo + hi)).to_degrees()
+}
+
+/// Amplitude limits of the PYP's lateral rolling for L × W × H modules (6.31, 6.32), deg:
+/// (A_hL, A_vL) = (2 atan(2W/(3L)), atan(6H/(5L))). It rolls above A_min = max of the two and
+/// shifts sideways (flaps) below A_hL.
+pub fn pyp_roll_limits(length: f64, width: f64, height: f64) -> (f64, f64) {
+    (
+        2.0 * (2.0 * width / (3.0 * length)).atan().to_degrees(),
+        (6.0 * height / (5.0 * length)).atan().to_degrees(),
+    )
+}
+
 /// 1D static stability (principle 5): k ≥ 2 and no anti-phase (|Δφ| ≠ 180), i.e.
 /// 720/M ≤ |Δφ| < 180 for a PP chain of M modules.
 pub fn pp_statically_stable(phase_diff_deg: f64, modules: usize) -> bool {
@@ -292,5 +321,17 @@ mod tests {
         assert!(py_turning_statically_stable(155.0, 14));
         assert!(py_turning_statically_stable(120.0, 18)); // App. D: 18 modules, Δφ_v = 120 → k_v = 3
         assert!(!py_turning_statically_stable(60.0, 18)); // k_v = 1.5 may overturn
+    }
+
+    /// Rolling threshold (Table 5.9/5.10: α_min = 30 for the Hypercube, exact root 30.17,
+    /// approximation 29.97; spec §8: M = 20 → 12.3) and the PYP limits of Table 6.2.
+    #[test]
+    fn rolling_thresholds() {
+        let (l, h) = (57.6, 5.2);
+        assert!((rolling_alpha_min(l, h) - 29.97).abs() < 0.01, "{}", rolling_alpha_min(l, h));
+        assert!((rolling_alpha_min_exact(l, h) - 30.17).abs() < 0.01, "{}", rolling_alpha_min_exact(l, h));
+        assert!((rolling_alpha_min(20.0 * 7.2, 5.2) - 12.3).abs() < 0.05);
+        let (ahl, avl) = pyp_roll_limits(7.2, 5.2, 5.2);
+        assert!((ahl - 51.42).abs() < 0.005 && (avl - 40.91).abs() < 0.005, "{ahl} {avl}");
     }
 }

@@ -1,0 +1,159 @@
+//! Playing gaits in time without jumps: a ramp from rest, blends between gaits, and a
+//! slew limit at the servo speed.
+
+use crate::config::Transition;
+use crate::generator::Gait;
+
+/// Smoothstep 3s² − 2s³ on [0, 1]: zero slope at both ends.
+fn smoothstep(s: f64) -> f64 {
+    let s = s.clamp(0.0, 1.0);
+    s * s * (3.0 - 2.0 * s)
+}
+
+enum Source {
+    /// Hold these positions.
+    Pose(Vec<f64>),
+    /// A gait started at `start` (player time), ramped in from `rest` over `ramp` s.
+    Running {
+        gait: Box<dyn Gait>,
+        start: f64,
+        rest: Vec<f64>,
+        ramp: f64,
+    },
+}
+
+impl Source {
+    fn eval(&self, t: f64, out: &mut [f64]) {
+        match self {
+            Source::Pose(p) => out.copy_from_slice(p),
+            Source::Running { gait, start, rest, ramp } => {
+                let tau = t - start;
+                gait.targets_at(tau, out);
+                let e = if *ramp > 0.0 { smoothstep(tau / ramp) } else { 1.0 };
+                if e < 1.0 {
+                    for (o, r) in out.iter_mut().zip(rest) {
+                        *o = r + e * (*o - r);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Plays gaits at a fixed control rate: starts from the robot's current pose and ramps
+/// the first gait in, blends from one gait to the next over `blend_s`, and never moves a
+/// target faster than its joint's servo can follow.
+///
+/// It holds the state the [`Gait`]s do not: the clock, the active gait, the last output.
+pub struct GaitPlayer {
+    transition: Transition,
+    max_speed: Vec<f64>,
+    time: f64,
+    from: Source,
+    to: Option<(Source, f64)>,
+    output: Vec<f64>,
+    desired: Vec<f64>,
+    scratch: Vec<f64>,
+    limited: u64,
+}
+
+impl GaitPlayer {
+    /// A player holding `pose` (rad); `max_speed_rad_s` per joint.
+    pub fn new(pose: Vec<f64>, max_speed_rad_s: Vec<f64>, transition: Transition) -> GaitPlayer {
+        let n = pose.len();
+        GaitPlayer {
+            transition,
+            max_speed: max_speed_rad_s,
+            time: 0.0,
+            from: Source::Pose(pose.clone()),
+            to: None,
+            output: pose,
+            desired: vec![0.0; n],
+            scratch: vec![0.0; n],
+            limited: 0,
+        }
+    }
+
+    /// Player time, s.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// The last targets emitted, rad.
+    pub fn output(&self) -> &[f64] {
+        &self.output
+    }
+
+    /// How many joint samples the slew limit has clipped so far.
+    pub fn limited_samples(&self) -> u64 {
+        self.limited
+    }
+
+    /// Switches to `gait` now. From rest (holding a pose) its amplitudes ramp in over
+    /// `ramp_s`; from another gait the two blend over `blend_s`. A switch during a blend
+    /// blends from the targets of that moment.
+    pub fn start(&mut self, gait: Box<dyn Gait>) {
+        let holding = matches!(self.from, Source::Pose(_)) && self.to.is_none();
+        let running = Source::Running {
+            gait,
+            start: self.time,
+            rest: self.output.clone(),
+            ramp: if holding { self.transition.ramp_s } else { 0.0 },
+        };
+        if holding {
+            self.from = running;
+            self.to = None;
+            return;
+        }
+        if self.to.is_some() {
+            self.from = Source::Pose(self.output.clone());
+        }
+        self.to = Some((running, self.time));
+        if self.transition.blend_s <= 0.0 {
+            self.finish_blend();
+        }
+    }
+
+    /// Stops: holds the current targets.
+    pub fn hold(&mut self) {
+        self.from = Source::Pose(self.output.clone());
+        self.to = None;
+    }
+
+    fn finish_blend(&mut self) {
+        if let Some((to, _)) = self.to.take() {
+            self.from = to;
+        }
+    }
+
+    /// Advances by `dt` seconds and returns the new targets (rad).
+    pub fn step(&mut self, dt: f64) -> &[f64] {
+        self.time += dt;
+        self.from.eval(self.time, &mut self.desired);
+        if let Some((to, t0)) = &self.to {
+            let s = if self.transition.blend_s > 0.0 {
+                smoothstep((self.time - t0) / self.transition.blend_s)
+            } else {
+                1.0
+            };
+            to.eval(self.time, &mut self.scratch);
+            for (d, n) in self.desired.iter_mut().zip(&self.scratch) {
+                *d += s * (n - *d);
+            }
+            if s >= 1.0 {
+                self.finish_blend();
+            }
+        }
+        for ((o, d), w) in self.output.iter_mut().zip(&self.desired).zip(&self.max_speed) {
+            let max_step = w * dt;
+            let delta = d - *o;
+            if delta.abs() > max_step {
+                *o += max_step.copysign(delta);
+                self.limited += 1;
+            } else {
+                *o = *d;
+            }
+        }
+        &self.output
+    }
+}
