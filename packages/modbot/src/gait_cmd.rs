@@ -1,0 +1,130 @@
+//! `modbot gait`: sample a gait into a joint trajectory.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use modbot_core::{RobotSpec, Topology};
+use modbot_gaits::{Gait, GaitPlayer};
+use serde::Serialize;
+
+use crate::cli::{BadInput, Format, GaitArgs};
+
+/// Most samples one call writes (10⁸ rows is far past any replay file).
+const MAX_SAMPLES: f64 = 1e8;
+
+#[derive(Serialize)]
+struct Trajectory<'a> {
+    robot: String,
+    gait: &'a str,
+    params: &'a std::collections::BTreeMap<String, f64>,
+    period_s: f64,
+    rate_hz: f64,
+    ramp: bool,
+    joint_names: Vec<String>,
+    joint_kinds: Vec<String>,
+    time_s: Vec<f64>,
+    positions_rad: Vec<Vec<f64>>,
+}
+
+pub fn run(args: &GaitArgs) -> Result<()> {
+    if !(args.rate.is_finite() && args.rate > 0.0 && args.rate <= 1e5) {
+        return Err(BadInput(format!("--rate {}: expected a rate in (0, 100000] Hz", args.rate)).into());
+    }
+    if !(args.duration.is_finite() && args.duration >= 0.0) {
+        return Err(BadInput(format!("--duration {}: expected a time ≥ 0 s", args.duration)).into());
+    }
+    let samples = (args.duration * args.rate).floor() + 1.0;
+    if samples > MAX_SAMPLES {
+        return Err(BadInput(format!("--duration × --rate = {samples} samples: at most {MAX_SAMPLES}")).into());
+    }
+    let catalog = args.config.catalog()?;
+    let library = args.config.library()?;
+    let (_, _, preset_robot) = library.lookup(&args.name)?;
+    let robot_text = args.robot.clone().or(preset_robot).ok_or_else(|| {
+        BadInput(format!("gait `{}` needs a robot: --robot pp:M, py:M or pyp", args.name))
+    })?;
+    let spec: RobotSpec = robot_text.parse()?;
+    let topology = Topology::from_spec(&spec, &catalog)?;
+    let built = library.build(&args.name, &topology, &catalog, &args.set)?;
+    for note in &built.notes {
+        eprintln!("note: {note}");
+    }
+
+    let n = topology.len();
+    let dt = 1.0 / args.rate;
+    let count = samples as usize;
+    let mut time_s = Vec::with_capacity(count);
+    let mut rows = Vec::with_capacity(count);
+    if args.no_ramp {
+        let mut out = vec![0.0; n];
+        for k in 0..count {
+            let t = k as f64 * dt;
+            built.generator.targets_at(t, &mut out);
+            time_s.push(t);
+            rows.push(out.clone());
+        }
+    } else {
+        let speeds = topology
+            .modules
+            .iter()
+            .map(|m| catalog.kind(&m.kind).map(|k| k.max_speed_rad_s()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut player = GaitPlayer::new(vec![0.0; n], speeds, library.transition);
+        player.start(Box::new(built.generator.clone()));
+        time_s.push(0.0);
+        rows.push(player.output().to_vec());
+        for k in 1..count {
+            time_s.push(k as f64 * dt);
+            rows.push(player.step(dt).to_vec());
+        }
+    }
+
+    let format = args.format.unwrap_or_else(|| match &args.out {
+        Some(p) if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) => Format::Json,
+        _ => Format::Csv,
+    });
+    let joints = topology.joints();
+    let mut buf = Vec::new();
+    match format {
+        Format::Csv => {
+            let names: Vec<_> = joints.iter().map(|j| j.name.as_str()).collect();
+            writeln!(buf, "time_s,{}", names.join(","))?;
+            for (t, row) in time_s.iter().zip(&rows) {
+                let cols: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+                writeln!(buf, "{t},{}", cols.join(","))?;
+            }
+        }
+        Format::Json => {
+            let doc = Trajectory {
+                robot: spec.to_string(),
+                gait: built.generator.name(),
+                params: &built.params,
+                period_s: built.generator.period(),
+                rate_hz: args.rate,
+                ramp: !args.no_ramp,
+                joint_names: joints.iter().map(|j| j.name.clone()).collect(),
+                joint_kinds: joints.iter().map(|j| j.kind.to_string()).collect(),
+                time_s,
+                positions_rad: rows,
+            };
+            serde_json::to_writer(&mut buf, &doc)?;
+            buf.push(b'\n');
+        }
+    }
+    match &args.out {
+        Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            }
+            std::fs::write(path, &buf).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!(
+                "wrote {count} samples of {n} joints ({} on {spec}, T = {} s) to {}",
+                built.generator.name(),
+                built.generator.period(),
+                path.display()
+            );
+        }
+        None => crate::cli::emit(&buf)?,
+    }
+    Ok(())
+}

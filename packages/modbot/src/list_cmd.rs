@@ -1,0 +1,84 @@
+//! `modbot gaits`: list gaits, parameters and presets.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::cli::{ConfigArgs, emit};
+
+fn fmt_num(v: f64) -> String {
+    if v == v.trunc() && v.abs() < 1e9 { format!("{v:.0}") } else { format!("{v}") }
+}
+
+pub fn run(config: &ConfigArgs, as_json: bool) -> Result<()> {
+    let lib = config.library()?;
+    let mut text = String::new();
+    if as_json {
+        let gaits: Vec<_> = lib
+            .gaits()
+            .iter()
+            .map(|g| {
+                let params: Vec<_> = g
+                    .schema()
+                    .specs()
+                    .iter()
+                    .map(|p| {
+                        json!({
+                            "key": p.key, "alias": p.alias, "unit": p.unit, "min": p.min, "max": p.max,
+                            "default": lib.default_of(g.name, p.key), "shape": p.shape, "doc": p.doc,
+                        })
+                    })
+                    .collect();
+                json!({
+                    "name": g.name, "family": format!("{:?}", g.family), "summary": g.summary,
+                    "source": g.source, "params": params,
+                })
+            })
+            .collect();
+        let presets: Vec<_> = lib
+            .presets
+            .iter()
+            .map(|(name, p)| json!({"name": name, "gait": p.gait, "robot": p.robot, "description": p.description, "params": p.params}))
+            .collect();
+        text = serde_json::to_string_pretty(&json!({"gaits": gaits, "presets": presets}))?;
+        text.push('\n');
+        return emit(&text);
+    }
+    writeln!(text, "Gaits (parameters: key, alias, unit, range, default; * = shape parameter, an alternative to the control ones)")?;
+    for g in lib.gaits() {
+        let robots = match g.family {
+            modbot_gaits::Family::PitchPitch => "pp:M",
+            modbot_gaits::Family::PitchYaw => "py:M",
+            modbot_gaits::Family::PitchYawPitch => "pyp",
+        };
+        writeln!(text, "\n{}  [{robots}]  {} ({})", g.name, g.summary, g.source)?;
+        for p in g.schema().specs() {
+            let default = lib.default_of(g.name, p.key).map(fmt_num).unwrap_or_else(|| "-".into());
+            let range = format!("[{}, {}]", fmt_num(p.min), fmt_num(p.max));
+            writeln!(
+                text,
+                "  {}{:<24} {:<14} {:<4} {:<12} default {:<6} {}",
+                if p.shape { "*" } else { " " },
+                p.key,
+                p.alias,
+                p.unit,
+                range,
+                default,
+                p.doc
+            )?;
+        }
+    }
+    writeln!(text, "\nPresets (use the name in place of a gait):")?;
+    for (name, p) in &lib.presets {
+        writeln!(
+            text,
+            "  {:<32} {:<22} {:<6} {}",
+            name,
+            p.gait,
+            p.robot.as_deref().unwrap_or("-"),
+            p.description
+        )?;
+    }
+    emit(&text)
+}
