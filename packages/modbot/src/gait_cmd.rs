@@ -35,14 +35,19 @@ pub fn run(args: &GaitArgs) -> Result<()> {
     }
     let samples = (args.duration * args.rate).floor() + 1.0;
     if samples > MAX_SAMPLES {
-        return Err(BadInput(format!("--duration × --rate = {samples} samples: at most {MAX_SAMPLES}")).into());
+        return Err(BadInput(format!(
+            "--duration × --rate = {samples} samples: at most {MAX_SAMPLES}"
+        ))
+        .into());
     }
     let catalog = args.config.catalog()?;
     let library = args.config.library()?;
-    let (_, _, preset_robot) = library.lookup(&args.name)?;
-    let robot_text = args.robot.clone().or(preset_robot).ok_or_else(|| {
-        BadInput(format!("gait `{}` needs a robot: --robot pp:M, py:M or pyp", args.name))
-    })?;
+    let preset_robot = library.lookup(&args.name)?.robot;
+    let robot_text = args
+        .robot
+        .clone()
+        .or(preset_robot)
+        .ok_or_else(|| BadInput(format!("gait `{}` needs a robot: --robot pp:M, py:M or pyp", args.name)))?;
     let spec: RobotSpec = robot_text.parse()?;
     let topology = Topology::from_spec(&spec, &catalog)?;
     let built = library.build(&args.name, &topology, &catalog, &args.set)?;

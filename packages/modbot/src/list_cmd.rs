@@ -8,7 +8,11 @@ use serde_json::json;
 use crate::cli::{ConfigArgs, emit};
 
 fn fmt_num(v: f64) -> String {
-    if v == v.trunc() && v.abs() < 1e9 { format!("{v:.0}") } else { format!("{v}") }
+    if v == v.trunc() && v.abs() < 1e9 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
 }
 
 pub fn run(config: &ConfigArgs, as_json: bool) -> Result<()> {
@@ -45,7 +49,10 @@ pub fn run(config: &ConfigArgs, as_json: bool) -> Result<()> {
         text.push('\n');
         return emit(&text);
     }
-    writeln!(text, "Gaits (parameters: key, alias, unit, range, default; * = shape parameter, an alternative to the control ones)")?;
+    writeln!(
+        text,
+        "Gaits (parameters: key, alias, unit, range, default; * = shape parameter, an alternative to the control ones)"
+    )?;
     for g in lib.gaits() {
         let robots = match g.family {
             modbot_gaits::Family::PitchPitch => "pp:M",

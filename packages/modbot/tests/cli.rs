@@ -1,5 +1,7 @@
 //! The `modbot` command as a user runs it.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -43,7 +45,16 @@ fn gaits_lists_every_gait_and_preset() {
 #[test]
 fn gait_writes_a_csv_trajectory() {
     let o = modbot(&[
-        "gait", "sidewinding", "--robot", "py:16", "--set", "A_h=30", "--duration", "10", "--rate", "100",
+        "gait",
+        "sidewinding",
+        "--robot",
+        "py:16",
+        "--set",
+        "A_h=30",
+        "--duration",
+        "10",
+        "--rate",
+        "100",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
@@ -51,11 +62,16 @@ fn gait_writes_a_csv_trajectory() {
     assert_eq!(lines.len(), 1 + 1001);
     let header: Vec<&str> = lines[0].split(',').collect();
     assert_eq!(header[0], "time_s");
-    assert_eq!(header[1..], (1..=16).map(|i| format!("joint_{i}")).collect::<Vec<_>>()[..]);
+    assert_eq!(
+        header[1..],
+        (1..=16).map(|i| format!("joint_{i}")).collect::<Vec<_>>()[..]
+    );
     // Starts at rest, ends at full amplitude: yaw joints reach 30° (0.5236 rad) at most.
     let row = |i: usize| -> Vec<f64> { lines[i].split(',').map(|x| x.parse().unwrap()).collect() };
     assert!(row(1)[1..].iter().all(|v| *v == 0.0));
-    let max_yaw = (500..=1001).flat_map(|i| row(i)[1..].to_vec()).fold(0.0f64, |m, v| m.max(v.abs()));
+    let max_yaw = (500..=1001)
+        .flat_map(|i| row(i)[1..].to_vec())
+        .fold(0.0f64, |m, v| m.max(v.abs()));
     assert!(max_yaw > 0.5 && max_yaw <= 30f64.to_radians() + 1e-3, "{max_yaw}");
     assert!((row(1001)[0] - 10.0).abs() < 1e-12);
 }
@@ -63,7 +79,16 @@ fn gait_writes_a_csv_trajectory() {
 #[test]
 fn gait_writes_json_and_files() {
     let path = scratch("roll.json");
-    let o = modbot(&["gait", "hypercube_rolling", "--duration", "2", "--rate", "50", "--out", path.to_str().unwrap()]);
+    let o = modbot(&[
+        "gait",
+        "hypercube_rolling",
+        "--duration",
+        "2",
+        "--rate",
+        "50",
+        "--out",
+        path.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(doc["robot"], "py:8");
@@ -73,10 +98,24 @@ fn gait_writes_json_and_files() {
     assert_eq!(doc["params"]["amplitude_deg"], 30.0);
     // --no-ramp gives the steady generator from t = 0: joint 2 = A sin(0 + 90°) = 30°.
     let csv = scratch("roll.csv");
-    let o = modbot(&["gait", "hypercube_rolling", "--no-ramp", "--duration", "1", "--out", csv.to_str().unwrap()]);
+    let o = modbot(&[
+        "gait",
+        "hypercube_rolling",
+        "--no-ramp",
+        "--duration",
+        "1",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&csv).unwrap();
-    let first: Vec<f64> = text.lines().nth(1).unwrap().split(',').map(|x| x.parse().unwrap()).collect();
+    let first: Vec<f64> = text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
     assert!((first[2] - 30f64.to_radians()).abs() < 1e-12);
 }
 
@@ -88,13 +127,38 @@ fn bad_arguments_exit_2_with_a_clear_message() {
         (&["gait", "caterpillar", "--robot", "pp:1"], "pp:1"),
         (&["gait", "caterpillar", "--robot", "py:8"], "pitch-pitch"),
         (&["gait", "caterpillar", "--robot", "pp:8", "--set", "A"], "KEY=VALUE"),
-        (&["gait", "caterpillar", "--robot", "pp:8", "--set", "A=x"], "not a number"),
-        (&["gait", "caterpillar", "--robot", "pp:8", "--set", "A=120"], "amplitude_deg"),
-        (&["gait", "caterpillar", "--robot", "pp:8", "--set", "speed=1"], "unknown parameter `speed`"),
-        (&["gait", "caterpillar", "--robot", "pp:8", "--set", "T=0.5"], "period_s"),
+        (
+            &["gait", "caterpillar", "--robot", "pp:8", "--set", "A=x"],
+            "not a number",
+        ),
+        (
+            &["gait", "caterpillar", "--robot", "pp:8", "--set", "A=120"],
+            "amplitude_deg",
+        ),
+        (
+            &["gait", "caterpillar", "--robot", "pp:8", "--set", "speed=1"],
+            "unknown parameter `speed`",
+        ),
+        (
+            &["gait", "caterpillar", "--robot", "pp:8", "--set", "T=0.5"],
+            "period_s",
+        ),
         (&["gait", "caterpillar", "--robot", "pp:8", "--rate", "0"], "--rate"),
-        (&["gait", "caterpillar", "--robot", "pp:8", "--modules", "/nonexistent.yaml"], "nonexistent.yaml"),
-        (&["gait", "caterpillar", "--robot", "pp:8", "--gaits", "/nonexistent.yaml"], "nonexistent.yaml"),
+        (
+            &[
+                "gait",
+                "caterpillar",
+                "--robot",
+                "pp:8",
+                "--modules",
+                "/nonexistent.yaml",
+            ],
+            "nonexistent.yaml",
+        ),
+        (
+            &["gait", "caterpillar", "--robot", "pp:8", "--gaits", "/nonexistent.yaml"],
+            "nonexistent.yaml",
+        ),
         (&["frobnicate"], "frobnicate"),
     ];
     for (args, needle) in cases {
@@ -109,7 +173,19 @@ fn bad_arguments_exit_2_with_a_clear_message() {
 fn user_config_files_are_used_and_checked() {
     let gaits = scratch("gaits.yaml");
     std::fs::write(&gaits, "gaits:\n  caterpillar: {A: 20}\n").unwrap();
-    let o = modbot(&["gait", "caterpillar", "-r", "pp:4", "--no-ramp", "--duration", "0.5", "--format", "json", "--gaits", gaits.to_str().unwrap()]);
+    let o = modbot(&[
+        "gait",
+        "caterpillar",
+        "-r",
+        "pp:4",
+        "--no-ramp",
+        "--duration",
+        "0.5",
+        "--format",
+        "json",
+        "--gaits",
+        gaits.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["params"]["amplitude_deg"], 20.0);
@@ -117,12 +193,23 @@ fn user_config_files_are_used_and_checked() {
     std::fs::write(&gaits, "gaits:\n  caterpillar: {A: 20, colour: 3}\n").unwrap();
     let o = modbot(&["gait", "caterpillar", "-r", "pp:4", "--gaits", gaits.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("colour") && stderr(&o).contains("gaits.yaml"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("colour") && stderr(&o).contains("gaits.yaml"),
+        "{}",
+        stderr(&o)
+    );
 
     let modules = scratch("modules.yaml");
     let text = modbot_core::catalog::BUILTIN_MODULES_YAML.replace("length_m: 0.072", "length_m: zero");
     std::fs::write(&modules, text).unwrap();
-    let o = modbot(&["gait", "caterpillar", "-r", "pp:4", "--modules", modules.to_str().unwrap()]);
+    let o = modbot(&[
+        "gait",
+        "caterpillar",
+        "-r",
+        "pp:4",
+        "--modules",
+        modules.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("length_m"), "{}", stderr(&o));
 }

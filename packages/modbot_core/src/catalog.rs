@@ -103,7 +103,11 @@ impl ModuleKind {
         positive("servo.tolerance_deg", self.servo.tolerance_deg)?;
         let h = self.hinge;
         if !(h.min_deg.is_finite() && (-180.0..=0.0).contains(&h.min_deg)) {
-            return Err(CoreError::invalid(format!("{key}.hinge.min_deg"), h.min_deg, "a value in [-180, 0]"));
+            return Err(CoreError::invalid(
+                format!("{key}.hinge.min_deg"),
+                h.min_deg,
+                "a value in [-180, 0]",
+            ));
         }
         if !(h.max_deg.is_finite() && (0.0..=180.0).contains(&h.max_deg) && h.max_deg > h.min_deg) {
             return Err(CoreError::invalid(
@@ -114,7 +118,11 @@ impl ModuleKind {
         }
         let mu = self.contact.friction;
         if !(mu.is_finite() && mu >= 0.0) {
-            return Err(CoreError::invalid(format!("{key}.contact.friction"), mu, "a finite number >= 0"));
+            return Err(CoreError::invalid(
+                format!("{key}.contact.friction"),
+                mu,
+                "a finite number >= 0",
+            ));
         }
         Ok(())
     }

@@ -295,7 +295,9 @@ mod tests {
             assert_relative_eq!(p.coords, Vector3::from(e) * l, epsilon = 1e-12);
         }
         // modbot: head-up is a negative pitch angle; x is the body axis.
-        let p = chain("pp:2").forward(&[-FRAC_PI_2, 0.0], &Isometry3::identity()).unwrap();
+        let p = chain("pp:2")
+            .forward(&[-FRAC_PI_2, 0.0], &Isometry3::identity())
+            .unwrap();
         let expect = [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.5, 0.0, 1.0], [0.5, 0.0, 1.5]];
         for (p, e) in p.points.iter().zip(expect) {
             assert_relative_eq!(p.coords, Vector3::from(e) * l, epsilon = 1e-12);
@@ -304,7 +306,9 @@ mod tests {
         let com = (3.0 * Vector3::new(0.5, 0.0, 0.0) + 3.0 * Vector3::new(0.5, 0.0, 1.0) + Vector3::new(0.5, 0.0, 1.5))
             * l
             / 8.0;
-        let pose = chain("pp:2").forward(&[-FRAC_PI_2, 0.0], &Isometry3::identity()).unwrap();
+        let pose = chain("pp:2")
+            .forward(&[-FRAC_PI_2, 0.0], &Isometry3::identity())
+            .unwrap();
         assert_relative_eq!(pose.com_wired().coords, com, epsilon = 1e-12);
     }
 
@@ -323,7 +327,9 @@ mod tests {
         for (p, e) in src.iter().zip(expect) {
             assert_relative_eq!(p.coords, Vector3::from(e) * l, epsilon = 1e-12);
         }
-        let p = chain("pyp").forward(&[0.0, FRAC_PI_2, 0.0], &Isometry3::identity()).unwrap();
+        let p = chain("pyp")
+            .forward(&[0.0, FRAC_PI_2, 0.0], &Isometry3::identity())
+            .unwrap();
         let expect = [
             [0.0, 0.0, 0.0],
             [0.5, 0.0, 0.0],

@@ -29,7 +29,7 @@ pub fn width_normalised(alpha_deg: f64) -> f64 {
 }
 
 /// Normalised height of a serpenoid with l = 1, k = 1 (3.24), **with the factor 2** the
-/// printed equation omits (spec §9.1; only then is h ≈ 40 % of l at α = 120°):
+/// printed equation omits (spec §9.1, decision 0003; only then is h ≈ 40 % of l at α = 120°):
 /// h_n(α) = 2 ∫_0^{1/4} sin(α cos 2πs) ds.
 pub fn height_normalised(alpha_deg: f64) -> f64 {
     let a = alpha_deg.to_radians();
@@ -227,7 +227,9 @@ mod tests {
     /// [derived] table of spec §3.4 (Simpson), to 1e-3.
     #[test]
     fn normalised_dimensions_table() {
-        let alphas = [0., 10., 20., 30., 40., 45., 50., 60., 64., 70., 80., 90., 100., 110., 120.];
+        let alphas = [
+            0., 10., 20., 30., 40., 45., 50., 60., 64., 70., 80., 90., 100., 110., 120.,
+        ];
         let wn = [
             1.000, 0.992, 0.970, 0.933, 0.882, 0.852, 0.819, 0.744, 0.712, 0.660, 0.569, 0.472, 0.372, 0.270, 0.170,
         ];
@@ -235,8 +237,16 @@ mod tests {
             0.0, 0.055, 0.110, 0.162, 0.210, 0.233, 0.255, 0.295, 0.309, 0.328, 0.355, 0.376, 0.389, 0.395, 0.394,
         ];
         for ((a, w), h) in alphas.iter().zip(wn).zip(hn) {
-            assert!((width_normalised(*a) - w).abs() <= 1e-3, "w_n({a}) = {}", width_normalised(*a));
-            assert!((height_normalised(*a) - h).abs() <= 1e-3, "h_n({a}) = {}", height_normalised(*a));
+            assert!(
+                (width_normalised(*a) - w).abs() <= 1e-3,
+                "w_n({a}) = {}",
+                width_normalised(*a)
+            );
+            assert!(
+                (height_normalised(*a) - h).abs() <= 1e-3,
+                "h_n({a}) = {}",
+                height_normalised(*a)
+            );
         }
     }
 
@@ -278,25 +288,46 @@ mod tests {
     fn table_4_3_working_points() {
         let p2 = DiscreteSerpenoid::module_blocks(8, 7.2, 64.0, 2.0);
         let e = p2.extent(720);
-        assert!((e.height.min - 6.5).abs() < 0.05 && (e.height.max - 10.2).abs() < 0.05, "{e:?}");
+        assert!(
+            (e.height.min - 6.5).abs() < 0.05 && (e.height.max - 10.2).abs() < 0.05,
+            "{e:?}"
+        );
         let lam = p2.wavelength(720);
-        assert!((lam.min - 20.3).abs() < 0.05 && (lam.max - 20.7).abs() < 0.05, "{lam:?}");
+        assert!(
+            (lam.min - 20.3).abs() < 0.05 && (lam.max - 20.7).abs() < 0.05,
+            "{lam:?}"
+        );
         let step = p2.step(720);
         // 8.1–8.5 cm; the thesis prints 8.4.
-        assert!((step.min - 8.1).abs() < 0.05 && (step.max - 8.5).abs() < 0.05, "{step:?}");
+        assert!(
+            (step.min - 8.1).abs() < 0.05 && (step.max - 8.5).abs() < 0.05,
+            "{step:?}"
+        );
         assert!(step.min <= 8.4 && 8.4 <= step.max);
 
         let p3 = DiscreteSerpenoid::module_blocks(8, 7.2, 28.8, 2.0);
         let e = p3.extent(720);
-        assert!((e.height.min - 3.5).abs() < 0.05 && (e.height.max - 5.0).abs() < 0.05, "{e:?}");
+        assert!(
+            (e.height.min - 3.5).abs() < 0.05 && (e.height.max - 5.0).abs() < 0.05,
+            "{e:?}"
+        );
         let lam = p3.wavelength(720);
-        assert!((lam.min - 27.0).abs() < 0.05 && (lam.max - 27.0).abs() < 0.05, "{lam:?}");
+        assert!(
+            (lam.min - 27.0).abs() < 0.05 && (lam.max - 27.0).abs() < 0.05,
+            "{lam:?}"
+        );
         let step = p3.step(720);
-        assert!((step.min - 1.8).abs() < 0.05 && (step.max - 1.8).abs() < 0.05, "{step:?}");
+        assert!(
+            (step.min - 1.8).abs() < 0.05 && (step.max - 1.8).abs() < 0.05,
+            "{step:?}"
+        );
 
         let p1 = DiscreteSerpenoid::module_blocks(8, 7.2, 117.0, 1.0);
         let e = p1.extent(720);
-        assert!((e.height.min - 20.7).abs() < 0.05 && (e.height.max - 23.8).abs() < 0.05, "{e:?}");
+        assert!(
+            (e.height.min - 20.7).abs() < 0.05 && (e.height.max - 23.8).abs() < 0.05,
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -70,19 +70,31 @@ pub fn phase_diff_limit() -> f64 {
 /// Largest winding angle for M_u modules per undulation (4.6):
 /// 45/sin(π/M_u) while M_u ≤ M_uL, else 120.
 pub fn alpha_max(mu: f64) -> f64 {
-    if mu <= mu_limit() { 45.0 / (PI / mu).sin() } else { 120.0 }
+    if mu <= mu_limit() {
+        45.0 / (PI / mu).sin()
+    } else {
+        120.0
+    }
 }
 
 /// Largest amplitude for M_u modules per undulation (4.7): 90 while M_u ≤ M_uL, else
 /// 240 sin(π/M_u).
 pub fn amplitude_max(mu: f64) -> f64 {
-    if mu <= mu_limit() { 90.0 } else { 240.0 * (PI / mu).sin() }
+    if mu <= mu_limit() {
+        90.0
+    } else {
+        240.0 * (PI / mu).sin()
+    }
 }
 
 /// Largest amplitude for a phase difference (4.11): 240 sin(|Δφ|/2) below Δφ_L, else 90.
 pub fn amplitude_max_for_phase_diff(phase_diff_deg: f64) -> f64 {
     let d = phase_diff_deg.abs();
-    if d < phase_diff_limit() { 240.0 * sin_deg(d / 2.0) } else { 90.0 }
+    if d < phase_diff_limit() {
+        240.0 * sin_deg(d / 2.0)
+    } else {
+        90.0
+    }
 }
 
 /// Largest amplitude with all generators in phase (Δφ = 0) before head and tail collide:
@@ -178,7 +190,7 @@ pub enum MinimumFor {
     RotationU,
 }
 
-/// Smallest module count for a gait, derived from the stability and wave conditions where
+/// Smallest module count for a gait (decision record 0008), derived from the stability and wave conditions where
 /// the source derives it, and taken from its minimal-configuration analysis otherwise.
 pub fn minimum_modules(g: MinimumFor) -> usize {
     // Smallest M (restricted to even M for PY chains) satisfying a condition.
@@ -225,7 +237,10 @@ mod tests {
         assert!((a - 42.4).abs() < 0.05, "{a}");
         let dphi = pp_phase_diff(3.0, 8);
         let (a, k) = pp_shape(60.0, dphi, 8);
-        assert!((a - 32.5).abs() < 0.05 && (dphi - 135.0).abs() < 1e-12 && (k - 3.0).abs() < 1e-12, "{a}");
+        assert!(
+            (a - 32.5).abs() < 0.05 && (dphi - 135.0).abs() < 1e-12 && (k - 3.0).abs() < 1e-12,
+            "{a}"
+        );
         // Table 4.3 points: (M_u, α) = (4, 64) ↔ (Δφ, A) = (90, 90); (4, 28.8) ↔ (90, 40.7); (8, 117) ↔ (45, 90).
         assert!((pp_amplitude(64.0, 2.0, 8) - 90.5).abs() < 0.1);
         assert!((pp_amplitude(28.8, 2.0, 8) - 40.7).abs() < 0.05);
@@ -261,8 +276,19 @@ mod tests {
     /// T_min table of spec §3.1 (2 decimals).
     #[test]
     fn t_min_table() {
-        for (a, t) in [(10.0, 0.24), (20.0, 0.48), (30.0, 0.72), (45.0, 1.09), (60.0, 1.45), (90.0, 2.17)] {
-            assert!((min_period(a, 260.0) - t).abs() <= 0.005 + 1e-9, "A={a}: {}", min_period(a, 260.0));
+        for (a, t) in [
+            (10.0, 0.24),
+            (20.0, 0.48),
+            (30.0, 0.72),
+            (45.0, 1.09),
+            (60.0, 1.45),
+            (90.0, 2.17),
+        ] {
+            assert!(
+                (min_period(a, 260.0) - t).abs() <= 0.005 + 1e-9,
+                "A={a}: {}",
+                min_period(a, 260.0)
+            );
         }
     }
 
@@ -273,8 +299,16 @@ mod tests {
         let amax = [45.0, 52.0, 63.6, 76.6, 90.0, 103.7, 117.6, 120.0, 120.0, 120.0];
         let aa = [90.0, 90.0, 90.0, 90.0, 90.0, 90.0, 90.0, 82.1, 74.2, 62.1];
         for ((mu, al), a) in mus.iter().zip(amax).zip(aa) {
-            assert!((alpha_max(*mu) - al).abs() <= 0.05 + 1e-9, "α_max({mu}) = {}", alpha_max(*mu));
-            assert!((amplitude_max(*mu) - a).abs() <= 0.05 + 1e-9, "A_max({mu}) = {}", amplitude_max(*mu));
+            assert!(
+                (alpha_max(*mu) - al).abs() <= 0.05 + 1e-9,
+                "α_max({mu}) = {}",
+                alpha_max(*mu)
+            );
+            assert!(
+                (amplitude_max(*mu) - a).abs() <= 0.05 + 1e-9,
+                "A_max({mu}) = {}",
+                amplitude_max(*mu)
+            );
         }
         assert!((mu_limit() - 8.173).abs() < 5e-4);
         assert!((alpha_max(mu_limit()) - 120.0).abs() < 1e-9);
@@ -328,10 +362,21 @@ mod tests {
     #[test]
     fn rolling_thresholds() {
         let (l, h) = (57.6, 5.2);
-        assert!((rolling_alpha_min(l, h) - 29.97).abs() < 0.01, "{}", rolling_alpha_min(l, h));
-        assert!((rolling_alpha_min_exact(l, h) - 30.17).abs() < 0.01, "{}", rolling_alpha_min_exact(l, h));
+        assert!(
+            (rolling_alpha_min(l, h) - 29.97).abs() < 0.01,
+            "{}",
+            rolling_alpha_min(l, h)
+        );
+        assert!(
+            (rolling_alpha_min_exact(l, h) - 30.17).abs() < 0.01,
+            "{}",
+            rolling_alpha_min_exact(l, h)
+        );
         assert!((rolling_alpha_min(20.0 * 7.2, 5.2) - 12.3).abs() < 0.05);
         let (ahl, avl) = pyp_roll_limits(7.2, 5.2, 5.2);
-        assert!((ahl - 51.42).abs() < 0.005 && (avl - 40.91).abs() < 0.005, "{ahl} {avl}");
+        assert!(
+            (ahl - 51.42).abs() < 0.005 && (avl - 40.91).abs() < 0.005,
+            "{ahl} {avl}"
+        );
     }
 }

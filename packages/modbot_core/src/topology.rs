@@ -173,7 +173,9 @@ impl FromStr for RobotSpec {
             (ChainKind::PitchYawPitch, Some(c)) if c == "3" => 3,
             (ChainKind::PitchYawPitch, Some(_)) => return Err(bad("the pitch-yaw-pitch robot has exactly 3 modules")),
             (_, None) => return Err(bad("missing module count")),
-            (_, Some(c)) => c.parse::<usize>().map_err(|_| bad("module count is not a whole number"))?,
+            (_, Some(c)) => c
+                .parse::<usize>()
+                .map_err(|_| bad("module count is not a whole number"))?,
         };
         if modules < 2 {
             return Err(bad("a chain needs at least 2 modules"));
@@ -386,7 +388,10 @@ impl Topology {
             cur = nx;
         }
         if order.len() != n {
-            return Err(not_chain(format!("{} of {n} modules reachable from the tail", order.len())));
+            return Err(not_chain(format!(
+                "{} of {n} modules reachable from the tail",
+                order.len()
+            )));
         }
         Ok(order)
     }

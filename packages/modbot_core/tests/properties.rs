@@ -1,5 +1,7 @@
 //! Properties of the kinematics against the source's own formulas.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
+
 use modbot_core::kinematics::minimal;
 use modbot_core::serpenoid::DiscreteSerpenoid;
 use modbot_core::{Chain, ModuleCatalog, Topology};

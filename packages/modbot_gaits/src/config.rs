@@ -65,6 +65,17 @@ pub struct GaitsFile {
     pub presets: BTreeMap<String, Preset>,
 }
 
+/// A gait or preset chosen by name.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    /// The gait.
+    pub def: &'static GaitDef,
+    /// The preset's parameters (empty for a plain gait).
+    pub params: Vec<(String, f64)>,
+    /// The preset's robot, if it names one.
+    pub robot: Option<String>,
+}
+
 /// Gaits with their defaults and presets, ready to build for a robot.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GaitLibrary {
@@ -112,7 +123,10 @@ impl GaitLibrary {
         if let Some(t) = file.transition {
             for (key, v) in [("transition.ramp_s", t.ramp_s), ("transition.blend_s", t.blend_s)] {
                 if !(v.is_finite() && (0.0..=600.0).contains(&v)) {
-                    return Err(config_err(origin, format!("{key} = {v}: expected a time in [0, 600] s")));
+                    return Err(config_err(
+                        origin,
+                        format!("{key} = {v}: expected a time in [0, 600] s"),
+                    ));
                 }
             }
             self.transition = t;
@@ -132,11 +146,13 @@ impl GaitLibrary {
         }
         for (name, preset) in file.presets {
             if gait_def(&name).is_some() {
-                return Err(config_err(origin, format!("presets.{name}: a preset cannot take a gait's name")));
+                return Err(config_err(
+                    origin,
+                    format!("presets.{name}: a preset cannot take a gait's name"),
+                ));
             }
-            let def = gait_def(&preset.gait).ok_or_else(|| {
-                config_err(origin, format!("presets.{name}.gait: unknown gait `{}`", preset.gait))
-            })?;
+            let def = gait_def(&preset.gait)
+                .ok_or_else(|| config_err(origin, format!("presets.{name}.gait: unknown gait `{}`", preset.gait)))?;
             if let Some(r) = &preset.robot {
                 r.parse::<RobotSpec>()
                     .map_err(|e| config_err(origin, format!("presets.{name}.robot: {e}")))?;
@@ -159,11 +175,14 @@ impl GaitLibrary {
         self.defaults.get(gait)?.get(key).copied()
     }
 
-    /// Resolves a gait or preset name to the gait, the preset's parameters (if a preset)
-    /// and the preset's robot.
-    pub fn lookup(&self, name: &str) -> Result<(&'static GaitDef, Vec<(String, f64)>, Option<String>)> {
+    /// Resolves a gait or preset name.
+    pub fn lookup(&self, name: &str) -> Result<Selection> {
         if let Some(def) = gait_def(name) {
-            return Ok((def, Vec::new(), None));
+            return Ok(Selection {
+                def,
+                params: Vec::new(),
+                robot: None,
+            });
         }
         if let Some(p) = self.presets.get(name) {
             let def = gait_def(&p.gait).ok_or_else(|| GaitError::UnknownGait {
@@ -171,7 +190,11 @@ impl GaitLibrary {
                 known: known_gaits().join(", "),
             })?;
             let params = p.params.iter().map(|(k, v)| (k.clone(), *v)).collect();
-            return Ok((def, params, p.robot.clone()));
+            return Ok(Selection {
+                def,
+                params,
+                robot: p.robot.clone(),
+            });
         }
         let mut known = known_gaits();
         known.extend(self.presets.keys().cloned());
@@ -190,7 +213,9 @@ impl GaitLibrary {
         catalog: &ModuleCatalog,
         overrides: &[(String, f64)],
     ) -> Result<BuiltGait> {
-        let (def, preset, _) = self.lookup(name)?;
+        let Selection {
+            def, params: preset, ..
+        } = self.lookup(name)?;
         let schema = def.schema();
         // Later values win: the preset's over the defaults, the user's over the preset's.
         let mut user = schema.normalise(preset.iter().map(|(k, v)| (k.as_str(), *v)))?;

@@ -7,7 +7,7 @@ pub mod library;
 pub mod params;
 pub mod player;
 
-pub use config::{GaitLibrary, Preset, Transition};
+pub use config::{GaitLibrary, Preset, Selection, Transition};
 pub use error::{GaitError, Result};
 pub use generator::{Gait, Oscillator, SineGenerator};
 pub use library::{BuiltGait, Control, Family, GAITS, GaitDef, RobotInfo};

@@ -11,7 +11,7 @@ use crate::error::{GaitError, Result};
 use crate::generator::{Oscillator, SineGenerator};
 use crate::params::*;
 
-/// The robot families the gaits are written for.
+/// The robot families the gaits are written for (decision record 0008).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Family {
     /// All joints pitch.
@@ -32,13 +32,10 @@ impl Family {
     }
 
     fn accepts(self, kinds: &[JointKind]) -> bool {
-        let alternating = kinds.iter().enumerate().all(|(i, k)| {
-            *k == if i % 2 == 0 {
-                JointKind::Pitch
-            } else {
-                JointKind::Yaw
-            }
-        });
+        let alternating = kinds
+            .iter()
+            .enumerate()
+            .all(|(i, k)| *k == if i % 2 == 0 { JointKind::Pitch } else { JointKind::Yaw });
         match self {
             Family::PitchPitch => kinds.len() >= 2 && kinds.iter().all(|k| *k == JointKind::Pitch),
             Family::PitchYaw => kinds.len() >= 2 && alternating,
@@ -75,7 +72,8 @@ impl RobotInfo {
             .iter()
             .map(|m| catalog.kind(&m.kind))
             .collect::<std::result::Result<_, _>>()?;
-        let min = |f: &dyn Fn(&modbot_core::ModuleKind) -> f64| kinds.iter().map(|k| f(k)).fold(f64::INFINITY, f64::min);
+        let min =
+            |f: &dyn Fn(&modbot_core::ModuleKind) -> f64| kinds.iter().map(|k| f(k)).fold(f64::INFINITY, f64::min);
         Ok(RobotInfo {
             name: topology.name.clone(),
             kinds: topology.joints().iter().map(|j| j.kind).collect(),
@@ -168,7 +166,9 @@ pub struct GaitDef {
 
 impl std::fmt::Debug for GaitDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GaitDef").field("name", &self.name).finish_non_exhaustive()
+        f.debug_struct("GaitDef")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
 }
 
@@ -189,7 +189,7 @@ pub struct BuiltGait {
     /// The control-space point.
     pub control: Control,
     /// Remarks that are not errors: instability, thresholds, conventions (the source's
-    /// principles that this working point violates).
+    /// principles that this working point violates; decision record 0005).
     pub notes: Vec<String>,
 }
 
@@ -197,23 +197,30 @@ fn m(r: &RobotInfo) -> usize {
     r.modules()
 }
 
-/// (A, Δφ) from control keys, or from (α, k) with the given mapping.
+/// Which shape ↔ control mapping a serpenoid wave uses.
+#[derive(Clone, Copy)]
+enum Mapping {
+    /// PP: A = 2α sin(πk/M), Δφ = 360k/M.
+    Pp,
+    /// PY group: A = 2α sin(2πk/M), Δφ = 720k/M.
+    Py,
+}
+
+/// (A, Δφ) from the control keys `[a, dphi]`, or from the shape keys `[alpha, k]`.
 fn wave(
     v: &Values,
-    a: &ParamSpec,
-    dphi: &ParamSpec,
-    alpha: &ParamSpec,
-    k: &ParamSpec,
-    map: fn(f64, f64, usize) -> f64,
-    map_dphi: fn(f64, usize) -> f64,
+    [a, dphi]: [&ParamSpec; 2],
+    [alpha, k]: [&ParamSpec; 2],
+    map: Mapping,
     modules: usize,
 ) -> Result<(Value, Value)> {
     if v.shape_mode(&[*alpha, *k], &[*a, *dphi])? {
         let (al, kk) = (v.get(alpha)?, v.get(k)?);
-        Ok((
-            Value::derived(map(al, kk, modules), a, &[alpha, k]),
-            Value::derived(map_dphi(kk, modules), dphi, &[k]),
-        ))
+        let (amp, d) = match map {
+            Mapping::Pp => (sh::pp_amplitude(al, kk, modules), sh::pp_phase_diff(kk, modules)),
+            Mapping::Py => (sh::py_amplitude(al, kk, modules), sh::py_phase_diff(kk, modules)),
+        };
+        Ok((Value::derived(amp, a, &[alpha, k]), Value::derived(d, dphi, &[k])))
     } else {
         Ok((Value::given(v.get(a)?, a), Value::given(v.get(dphi)?, dphi)))
     }
@@ -221,7 +228,11 @@ fn wave(
 
 fn vh(v: &Values, phase_diff_h: f64) -> Result<Value> {
     if v.shape_mode(&[DPHI_VH_SHAPE], &[DPHI_VH])? {
-        Ok(Value::derived(v.get(&DPHI_VH_SHAPE)? - phase_diff_h / 2.0, &DPHI_VH, &[&DPHI_VH_SHAPE]))
+        Ok(Value::derived(
+            v.get(&DPHI_VH_SHAPE)? - phase_diff_h / 2.0,
+            &DPHI_VH,
+            &[&DPHI_VH_SHAPE],
+        ))
     } else {
         Ok(Value::given(v.get(&DPHI_VH)?, &DPHI_VH))
     }
@@ -245,7 +256,9 @@ fn zero(what: &str) -> Value {
 fn pp_notes(a: f64, dphi: f64, modules: usize, notes: &mut Vec<String>) {
     let d = dphi.abs();
     if d == 0.0 || d == 180.0 {
-        notes.push(format!("Δφ = {dphi}: in phase or anti-phase, no travelling wave and no locomotion (principle 10)"));
+        notes.push(format!(
+            "Δφ = {dphi}: in phase or anti-phase, no travelling wave and no locomotion (principle 10)"
+        ));
     } else if !sh::pp_statically_stable(dphi, modules) {
         notes.push(format!(
             "k = {:.2} < 2: not statically stable (principle 5); stable needs |Δφ| ≥ {:.1} with {modules} modules",
@@ -262,7 +275,7 @@ fn pp_notes(a: f64, dphi: f64, modules: usize, notes: &mut Vec<String>) {
 }
 
 fn caterpillar(v: &Values, r: &RobotInfo, notes: &mut Vec<String>) -> Result<Control> {
-    let (a, dphi) = wave(v, &A, &DPHI, &ALPHA, &K, sh::pp_amplitude, sh::pp_phase_diff, m(r))?;
+    let (a, dphi) = wave(v, [&A, &DPHI], [&ALPHA, &K], Mapping::Pp, m(r))?;
     pp_notes(a.deg, dphi.deg, m(r), notes);
     Ok(Control::H1 {
         amplitude: a,
@@ -271,7 +284,7 @@ fn caterpillar(v: &Values, r: &RobotInfo, notes: &mut Vec<String>) -> Result<Con
 }
 
 fn straight(v: &Values, r: &RobotInfo, notes: &mut Vec<String>) -> Result<Control> {
-    let (a, dphi) = wave(v, &A_V, &DPHI_V, &ALPHA_V, &K_V, sh::py_amplitude, sh::py_phase_diff, m(r))?;
+    let (a, dphi) = wave(v, [&A_V, &DPHI_V], [&ALPHA_V, &K_V], Mapping::Py, m(r))?;
     if !sh::py_straight_statically_stable(dphi.deg, m(r)) {
         notes.push(format!(
             "k_v = {:.2} < 2: not statically stable (needs ≥ 10 modules, §5.2)",
@@ -282,7 +295,7 @@ fn straight(v: &Values, r: &RobotInfo, notes: &mut Vec<String>) -> Result<Contro
 }
 
 fn turning(v: &Values, r: &RobotInfo, notes: &mut Vec<String>) -> Result<Control> {
-    let (a, dphi) = wave(v, &A_V, &DPHI_V, &ALPHA_V, &K_V, sh::py_amplitude, sh::py_phase_diff, m(r))?;
+    let (a, dphi) = wave(v, [&A_V, &DPHI_V], [&ALPHA_V, &K_V], Mapping::Py, m(r))?;
     let o_h = if v.shape_mode(&[ARC_H], &[O_H])? {
         Value::derived(sh::py_circular_amplitude(v.get(&ARC_H)?, m(r)), &O_H, &[&ARC_H])
     } else {
@@ -411,7 +424,7 @@ fn rotation_s(v: &Values, r: &RobotInfo, _notes: &mut Vec<String>) -> Result<Con
 }
 
 fn rotation_u(v: &Values, r: &RobotInfo, _notes: &mut Vec<String>) -> Result<Control> {
-    let (a_v, dphi_v) = wave(v, &A_V, &DPHI_V, &ALPHA_V, &K_V, sh::py_amplitude, sh::py_phase_diff, m(r))?;
+    let (a_v, dphi_v) = wave(v, [&A_V, &DPHI_V], [&ALPHA_V, &K_V], Mapping::Py, m(r))?;
     let a_h = if v.shape_mode(&[ARC_H], &[A_H])? {
         Value::derived(sh::py_circular_amplitude(v.get(&ARC_H)?.abs(), m(r)), &A_H, &[&ARC_H])
     } else {

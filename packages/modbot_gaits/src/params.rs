@@ -74,9 +74,23 @@ pub const DPHI: ParamSpec = control(
     "phase difference Δφ between consecutive joints of a group",
 );
 /// A_v.
-pub const A_V: ParamSpec = control("amplitude_v_deg", "A_v", "deg", 0.0, 90.0, "amplitude A_v of the pitch (vertical) joints");
+pub const A_V: ParamSpec = control(
+    "amplitude_v_deg",
+    "A_v",
+    "deg",
+    0.0,
+    90.0,
+    "amplitude A_v of the pitch (vertical) joints",
+);
 /// A_h.
-pub const A_H: ParamSpec = control("amplitude_h_deg", "A_h", "deg", 0.0, 90.0, "amplitude A_h of the yaw (horizontal) joints");
+pub const A_H: ParamSpec = control(
+    "amplitude_h_deg",
+    "A_h",
+    "deg",
+    0.0,
+    90.0,
+    "amplitude A_h of the yaw (horizontal) joints",
+);
 /// Δφ_v.
 pub const DPHI_V: ParamSpec = control(
     "phase_diff_v_deg",
@@ -127,13 +141,41 @@ pub const ALPHA: ParamSpec = shape("winding_deg", "alpha", "deg", 0.0, 120.0, "s
 /// k of a serpenoid.
 pub const K: ParamSpec = shape("undulations", "k", "", 0.0, 512.0, "number of undulations k");
 /// α_v.
-pub const ALPHA_V: ParamSpec = shape("winding_v_deg", "alpha_v", "deg", 0.0, 120.0, "winding angle α_v of the vertical wave");
+pub const ALPHA_V: ParamSpec = shape(
+    "winding_v_deg",
+    "alpha_v",
+    "deg",
+    0.0,
+    120.0,
+    "winding angle α_v of the vertical wave",
+);
 /// α_h of a serpenoid.
-pub const ALPHA_H: ParamSpec = shape("winding_h_deg", "alpha_h", "deg", 0.0, 120.0, "winding angle α_h of the horizontal wave");
+pub const ALPHA_H: ParamSpec = shape(
+    "winding_h_deg",
+    "alpha_h",
+    "deg",
+    0.0,
+    120.0,
+    "winding angle α_h of the horizontal wave",
+);
 /// k_v.
-pub const K_V: ParamSpec = shape("undulations_v", "k_v", "", 0.0, 512.0, "undulations k_v of the vertical wave");
+pub const K_V: ParamSpec = shape(
+    "undulations_v",
+    "k_v",
+    "",
+    0.0,
+    512.0,
+    "undulations k_v of the vertical wave",
+);
 /// α of a circular arc (rolling, flapping).
-pub const ARC: ParamSpec = shape("arc_deg", "alpha", "deg", 0.0, 360.0, "arc angle α of the circular wave");
+pub const ARC: ParamSpec = shape(
+    "arc_deg",
+    "alpha",
+    "deg",
+    0.0,
+    360.0,
+    "arc angle α of the circular wave",
+);
 /// α_h of the horizontal circular arc (turning, rotation U).
 pub const ARC_H: ParamSpec = shape(
     "arc_h_deg",
@@ -144,7 +186,14 @@ pub const ARC_H: ParamSpec = shape(
     "arc angle α_h of the horizontal circular curve or wave",
 );
 /// β, inclination of the inclined sidewinding wave.
-pub const BETA: ParamSpec = shape("inclination_deg", "beta", "deg", 0.0, 45.0, "inclination β = atan(α_v/α_h)");
+pub const BETA: ParamSpec = shape(
+    "inclination_deg",
+    "beta",
+    "deg",
+    0.0,
+    45.0,
+    "inclination β = atan(α_v/α_h)",
+);
 /// Period T.
 pub const PERIOD: ParamSpec = control("period_s", "T", "s", 0.01, 600.0, "period T of the gait");
 /// Direction: +1, or −1 to run the phase backwards.
@@ -223,7 +272,10 @@ impl Schema {
 
     /// Normalises a set of (key or alias, value) pairs to canonical keys, refusing unknown
     /// keys, a key given twice and values out of range.
-    pub fn normalise<'a>(&self, pairs: impl IntoIterator<Item = (&'a str, f64)>) -> Result<BTreeMap<&'static str, f64>> {
+    pub fn normalise<'a>(
+        &self,
+        pairs: impl IntoIterator<Item = (&'a str, f64)>,
+    ) -> Result<BTreeMap<&'static str, f64>> {
         let mut out = BTreeMap::new();
         let mut spelled: BTreeMap<&'static str, &'a str> = BTreeMap::new();
         for (key, value) in pairs {
@@ -267,7 +319,10 @@ impl Values {
     pub fn get(&self, spec: &ParamSpec) -> Result<f64> {
         self.values.get(spec.key).copied().ok_or_else(|| GaitError::Invalid {
             gait: self.gait.clone(),
-            reason: format!("{} ({}) has no value and no default in the gait file", spec.key, spec.alias),
+            reason: format!(
+                "{} ({}) has no value and no default in the gait file",
+                spec.key, spec.alias
+            ),
         })
     }
 

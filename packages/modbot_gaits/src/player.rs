@@ -26,7 +26,12 @@ impl Source {
     fn eval(&self, t: f64, out: &mut [f64]) {
         match self {
             Source::Pose(p) => out.copy_from_slice(p),
-            Source::Running { gait, start, rest, ramp } => {
+            Source::Running {
+                gait,
+                start,
+                rest,
+                ramp,
+            } => {
                 let tau = t - start;
                 gait.targets_at(tau, out);
                 let e = if *ramp > 0.0 { smoothstep(tau / ramp) } else { 1.0 };
@@ -45,6 +50,7 @@ impl Source {
 /// target faster than its joint's servo can follow.
 ///
 /// It holds the state the [`Gait`]s do not: the clock, the active gait, the last output.
+/// Design: decision record 0006.
 pub struct GaitPlayer {
     transition: Transition,
     max_speed: Vec<f64>,

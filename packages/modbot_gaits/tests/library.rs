@@ -1,6 +1,8 @@
 //! Every gait and preset builds on its robots; bad parameters are refused with errors
 //! that name them.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
+
 use modbot_core::{ModuleCatalog, Topology};
 use modbot_gaits::{Control, Family, GAITS, Gait, GaitError, GaitLibrary};
 
@@ -104,13 +106,30 @@ fn shape_parameters_map_to_control() {
 
 #[test]
 fn bad_parameters_name_themselves() {
-    let cases: &[(&str, &str, &[(&str, f64)], &[&str])] = &[
+    /// (gait, robot, parameters, words the error must contain)
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, f64)], &'a [&'a str]);
+    let cases: &[Case] = &[
         ("caterpillar", "pp:8", &[("A", 95.0)], &["amplitude_deg", "95"]),
         ("caterpillar", "pp:8", &[("wiggle", 1.0)], &["wiggle", "amplitude_deg"]),
-        ("caterpillar", "pp:8", &[("A", 10.0), ("amplitude_deg", 20.0)], &["given twice"]),
-        ("caterpillar", "pp:8", &[("A", 60.0), ("T", 1.0)], &["period_s", "1.450"]),
+        (
+            "caterpillar",
+            "pp:8",
+            &[("A", 10.0), ("amplitude_deg", 20.0)],
+            &["given twice"],
+        ),
+        (
+            "caterpillar",
+            "pp:8",
+            &[("A", 60.0), ("T", 1.0)],
+            &["period_s", "1.450"],
+        ),
         ("caterpillar", "pp:8", &[("alpha", 30.0)], &["undulations"]),
-        ("caterpillar", "pp:8", &[("alpha", 30.0), ("k", 2.0), ("A", 3.0)], &["amplitude_deg", "winding_deg"]),
+        (
+            "caterpillar",
+            "pp:8",
+            &[("alpha", 30.0), ("k", 2.0), ("A", 3.0)],
+            &["amplitude_deg", "winding_deg"],
+        ),
         ("turning", "py:8", &[("O_h", 95.0)], &["offset_h_deg", "95"]),
         ("turning", "py:8", &[("alpha_h", 400.0)], &["arc_h_deg", "400"]),
         ("caterpillar", "py:8", &[], &["pitch-pitch", "py_8"]),
@@ -128,7 +147,10 @@ fn bad_parameters_name_themselves() {
     // O_h + A_h: turning has A_h = 0, so O_h may reach 90; pyp_turning checks the same.
     assert!(build("turning", "py:8", &[("O_h", 90.0), ("A_v", 10.0)]).is_ok());
     let msg = build("nosuch", "py:8", &[]).unwrap_err().to_string();
-    assert!(msg.contains("nosuch") && msg.contains("sidewinding") && msg.contains("hypercube_rolling"), "{msg}");
+    assert!(
+        msg.contains("nosuch") && msg.contains("sidewinding") && msg.contains("hypercube_rolling"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -153,7 +175,11 @@ fn amplitude_plus_offset_is_checked_on_the_yaw_group() {
 #[test]
 fn notes_flag_the_source_principles() {
     let g = build("caterpillar", "pp:8", &[("dphi", 45.0)]).unwrap();
-    assert!(g.notes.iter().any(|n| n.contains("not statically stable")), "{:?}", g.notes);
+    assert!(
+        g.notes.iter().any(|n| n.contains("not statically stable")),
+        "{:?}",
+        g.notes
+    );
     let g = build("caterpillar", "pp:8", &[("dphi", 180.0)]).unwrap();
     assert!(g.notes.iter().any(|n| n.contains("no locomotion")), "{:?}", g.notes);
     let g = build("rolling", "py:8", &[("A", 5.0)]).unwrap();
@@ -192,7 +218,12 @@ fn every_gait_has_complete_defaults() {
     for def in GAITS {
         for spec in def.schema().specs() {
             if !spec.shape {
-                assert!(lib.default_of(def.name, spec.key).is_some(), "{}.{}", def.name, spec.key);
+                assert!(
+                    lib.default_of(def.name, spec.key).is_some(),
+                    "{}.{}",
+                    def.name,
+                    spec.key
+                );
             }
         }
     }

@@ -1,6 +1,8 @@
 //! Properties of every gait: limits, period, phase lags, mirror symmetry, and the
 //! player's ramps and blends against the servo speed.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
+
 use std::f64::consts::{PI, TAU};
 
 use modbot_core::{ModuleCatalog, Topology};
@@ -25,8 +27,14 @@ fn robot_for(family: Family, m: usize) -> String {
 
 /// A random gait, robot and control parameters drawn over each parameter's whole range.
 fn any_gait() -> impl Strategy<Value = (usize, String, Vec<(String, f64)>)> {
-    (0..GAITS.len(), 2usize..=32, prop::collection::vec(0.0f64..=1.0, 16), 0.3f64..8.0, any::<bool>()).prop_map(
-        |(g, m, unit, period, reverse)| {
+    (
+        0..GAITS.len(),
+        2usize..=32,
+        prop::collection::vec(0.0f64..=1.0, 16),
+        0.3f64..8.0,
+        any::<bool>(),
+    )
+        .prop_map(|(g, m, unit, period, reverse)| {
             let def = &GAITS[g];
             let mut set: Vec<(String, f64)> = def
                 .params
@@ -38,8 +46,7 @@ fn any_gait() -> impl Strategy<Value = (usize, String, Vec<(String, f64)>)> {
             set.push(("period_s".into(), period));
             set.push(("direction".into(), if reverse { -1.0 } else { 1.0 }));
             (g, robot_for(def.family, m), set)
-        },
-    )
+        })
 }
 
 /// Phase (deg) of a sampled sinusoid by projection on sin and cos over one period.
@@ -210,7 +217,10 @@ proptest! {
 fn player_converges_to_the_gait() {
     let lib = GaitLibrary::builtin();
     let topo = robot("py:16");
-    let g = lib.build("sidewinding", &topo, &ModuleCatalog::builtin(), &[]).unwrap().generator;
+    let g = lib
+        .build("sidewinding", &topo, &ModuleCatalog::builtin(), &[])
+        .unwrap()
+        .generator;
     let reference = g.clone();
     let mut player = GaitPlayer::new(vec![0.0; 16], vec![260f64.to_radians(); 16], lib.transition);
     player.start(Box::new(g));
@@ -226,7 +236,11 @@ fn player_converges_to_the_gait() {
             }
         }
     }
-    assert_eq!(player.limited_samples(), 0, "the default ramp never needs the slew limit");
+    assert_eq!(
+        player.limited_samples(),
+        0,
+        "the default ramp never needs the slew limit"
+    );
 }
 
 /// A blend ends on the new gait, and holding stops the motion.
