@@ -1,0 +1,633 @@
+//! Scenarios: the world a robot runs in (ground, gravity, physics step, obstacles, maze),
+//! from one YAML file that drives the SDF world for Gazebo, the embedded simulator and
+//! the planner's terrain alike.
+//!
+//! Frame: x forward (the robots start with their body axis along +x), z up, metres.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CoreError, Result, parse_yaml, read_text};
+
+/// A scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// World name (SDF `<world name>`), `[A-Za-z0-9_]+`.
+    pub name: String,
+    /// Free text.
+    #[serde(default)]
+    pub description: String,
+    /// Physics settings.
+    #[serde(default)]
+    pub physics: Physics,
+    /// Gravity vector, m/s².
+    #[serde(default = "default_gravity")]
+    pub gravity: [f64; 3],
+    /// The ground plane.
+    #[serde(default)]
+    pub ground: Ground,
+    /// Where the robot starts: its tail end, heading along +x rotated by `yaw_deg`.
+    #[serde(default)]
+    pub robot_start: StartPose,
+    /// Obstacles placed by hand.
+    #[serde(default)]
+    pub obstacles: Vec<Obstacle>,
+    /// A maze built from the seed-002 pieces.
+    #[serde(default)]
+    pub maze: Option<Maze>,
+    /// Goal position (x, y), m, for planners and progress measures.
+    #[serde(default)]
+    pub goal: Option<[f64; 2]>,
+}
+
+fn default_gravity() -> [f64; 3] {
+    [0.0, 0.0, -9.81]
+}
+
+/// Physics settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Physics {
+    /// Fixed physics step, s.
+    pub step_s: f64,
+    /// Target real-time factor for Gazebo (the embedded simulator runs as fast as it can).
+    pub real_time_factor: f64,
+}
+
+impl Default for Physics {
+    fn default() -> Self {
+        Physics {
+            step_s: 0.001,
+            real_time_factor: 1.0,
+        }
+    }
+}
+
+/// The ground plane.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ground {
+    /// Coulomb friction coefficient.
+    pub friction: f64,
+    /// Visual/collision extent (x, y), m.
+    pub size_m: [f64; 2],
+}
+
+impl Default for Ground {
+    fn default() -> Self {
+        Ground {
+            friction: 0.2,
+            size_m: [50.0, 50.0],
+        }
+    }
+}
+
+/// Start pose of the robot.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartPose {
+    /// Position (x, y, z) of the tail end, m; z = 0 puts the body on the ground.
+    #[serde(default)]
+    pub xyz: [f64; 3],
+    /// Heading, deg.
+    #[serde(default)]
+    pub yaw_deg: f64,
+}
+
+/// What an obstacle is, for planners (terrain) and for building it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObstacleKind {
+    /// Impassable.
+    Wall,
+    /// A low block to pass over (height h).
+    GroundObstacle,
+    /// A bar at height `clearance_m` on two posts, to pass under.
+    Lath,
+    /// A low bump across a corridor.
+    Bump,
+}
+
+/// One obstacle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Obstacle {
+    /// Unique name.
+    pub name: String,
+    /// What it is.
+    pub kind: ObstacleKind,
+    /// Centre (x, y) on the ground, m.
+    pub position_m: [f64; 2],
+    /// Rotation about z, deg.
+    #[serde(default)]
+    pub yaw_deg: f64,
+    /// Size (along its x, across, height), m. For a lath: bar depth, passage width, bar thickness.
+    pub size_m: [f64; 3],
+    /// Lath only: height of the bar's underside above the ground, m.
+    #[serde(default)]
+    pub clearance_m: Option<f64>,
+    /// Friction of its surface (default: the ground's).
+    #[serde(default)]
+    pub friction: Option<f64>,
+}
+
+/// A maze from the seed-002 pieces: `s` straight (2 m), `l`/`r` corner, `b` bump (4 m).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Maze {
+    /// Pieces separated by spaces, e.g. `s l s`.
+    pub sequence: String,
+    /// Corridor width W, m.
+    #[serde(default = "Maze::default_width")]
+    pub corridor_width_m: f64,
+    /// Wall height, m.
+    #[serde(default = "Maze::default_wall_height")]
+    pub wall_height_m: f64,
+    /// Wall thickness, m.
+    #[serde(default = "Maze::default_wall_thickness")]
+    pub wall_thickness_m: f64,
+    /// Corridor before the entrance (x < 0), m.
+    #[serde(default = "Maze::default_lead_in")]
+    pub lead_in_m: f64,
+    /// Bump height, m.
+    #[serde(default = "Maze::default_bump_height")]
+    pub bump_height_m: f64,
+    /// Bump length along the corridor, m.
+    #[serde(default = "Maze::default_bump_length")]
+    pub bump_length_m: f64,
+}
+
+impl Maze {
+    fn default_width() -> f64 {
+        1.0
+    }
+    fn default_wall_height() -> f64 {
+        0.15
+    }
+    fn default_wall_thickness() -> f64 {
+        0.05
+    }
+    fn default_lead_in() -> f64 {
+        1.0
+    }
+    fn default_bump_height() -> f64 {
+        0.03
+    }
+    fn default_bump_length() -> f64 {
+        0.3
+    }
+
+    /// Length of a straight piece, m (seed-002 §8).
+    pub const STRAIGHT_M: f64 = 2.0;
+    /// Length of a bump piece, m.
+    pub const BUMP_PIECE_M: f64 = 4.0;
+
+    /// The corner offsets (forward, sideways) of seed-002 §8: y_o = W/2 + 0.7 and
+    /// |x_o| = W/2 + 0.075 + 0.625.
+    pub fn corner_offsets(&self) -> (f64, f64) {
+        let w = self.corridor_width_m;
+        (w / 2.0 + 0.7, w / 2.0 + 0.075 + 0.625)
+    }
+
+    /// The pieces, validated.
+    pub fn pieces(&self) -> Result<Vec<char>> {
+        let mut out = Vec::new();
+        for tok in self.sequence.split_whitespace() {
+            let mut chars = tok.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c @ ('s' | 'l' | 'r' | 'b')), None) => out.push(c),
+                _ => {
+                    return Err(CoreError::invalid(
+                        "maze.sequence",
+                        tok,
+                        "pieces s (straight), l (left corner), r (right corner), b (bump), separated by spaces",
+                    ));
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err(CoreError::invalid("maze.sequence", "''", "at least one piece"));
+        }
+        Ok(out)
+    }
+
+    /// The corridor's centre line, from the start of the lead-in (at x = −lead_in) through the
+    /// entrance (0, 0) to the exit, and the bumps' centres and headings.
+    pub fn centre_line(&self) -> Result<(Vec<[f64; 2]>, Vec<([f64; 2], f64)>)> {
+        let (fwd_off, side_off) = self.corner_offsets();
+        let mut pts = vec![[-self.lead_in_m, 0.0], [0.0, 0.0]];
+        let mut bumps = Vec::new();
+        let mut p = [0.0, 0.0];
+        let mut heading: f64 = 0.0;
+        let go = |p: &mut [f64; 2], h: f64, d: f64| {
+            p[0] += d * h.cos();
+            p[1] += d * h.sin();
+        };
+        for piece in self.pieces()? {
+            match piece {
+                's' => go(&mut p, heading, Self::STRAIGHT_M),
+                'b' => {
+                    let mut mid = p;
+                    go(&mut mid, heading, Self::BUMP_PIECE_M / 2.0);
+                    bumps.push((mid, heading));
+                    go(&mut p, heading, Self::BUMP_PIECE_M);
+                }
+                turn => {
+                    go(&mut p, heading, fwd_off);
+                    push_point(&mut pts, p);
+                    heading += if turn == 'l' {
+                        std::f64::consts::FRAC_PI_2
+                    } else {
+                        -std::f64::consts::FRAC_PI_2
+                    };
+                    go(&mut p, heading, side_off);
+                }
+            }
+            push_point(&mut pts, p);
+        }
+        Ok((pts, bumps))
+    }
+}
+
+/// Appends a point, merging collinear runs so that walls are one box per straight stretch.
+fn push_point(pts: &mut Vec<[f64; 2]>, p: [f64; 2]) {
+    let n = pts.len();
+    if n >= 2 {
+        let (a, b) = (pts[n - 2], pts[n - 1]);
+        let cross = (b[0] - a[0]) * (p[1] - b[1]) - (b[1] - a[1]) * (p[0] - b[0]);
+        let dot = (b[0] - a[0]) * (p[0] - b[0]) + (b[1] - a[1]) * (p[1] - b[1]);
+        if cross.abs() < 1e-12 && dot > 0.0 {
+            pts[n - 1] = p;
+            return;
+        }
+    }
+    pts.push(p);
+}
+
+/// A box in the world, the one shape every obstacle is built from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorldBox {
+    /// Unique name.
+    pub name: String,
+    /// What it belongs to.
+    pub kind: ObstacleKind,
+    /// Centre, m.
+    pub center: [f64; 3],
+    /// Rotation about z, rad.
+    pub yaw: f64,
+    /// Size (x, y, z) in its own frame, m.
+    pub size: [f64; 3],
+    /// Friction coefficient.
+    pub friction: f64,
+}
+
+/// Thickness of a lath's posts, m.
+pub const LATH_POST_M: f64 = 0.03;
+
+fn finite_positive(key: &str, v: f64) -> Result<()> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(CoreError::invalid(key, v, "a finite number > 0"))
+    }
+}
+
+impl Scenario {
+    /// Parses and validates a scenario from YAML text.
+    pub fn from_yaml(text: &str, origin: &str) -> Result<Scenario> {
+        let s: Scenario = parse_yaml(text, origin)?;
+        s.validate().map_err(|e| match e {
+            CoreError::Invalid { key, value, expected } => CoreError::Invalid {
+                key: format!("{origin}: {key}"),
+                value,
+                expected,
+            },
+            other => other,
+        })?;
+        Ok(s)
+    }
+
+    /// Loads and validates a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario> {
+        Self::from_yaml(&read_text(path)?, &path.display().to_string())
+    }
+
+    /// Checks every value; errors name the key.
+    pub fn validate(&self) -> Result<()> {
+        if self.name.is_empty() || !self.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(CoreError::invalid("name", &self.name, "letters, digits and _"));
+        }
+        finite_positive("physics.step_s", self.physics.step_s)?;
+        if self.physics.step_s > 0.1 {
+            return Err(CoreError::invalid(
+                "physics.step_s",
+                self.physics.step_s,
+                "at most 0.1 s",
+            ));
+        }
+        finite_positive("physics.real_time_factor", self.physics.real_time_factor)?;
+        if self.gravity.iter().any(|g| !g.is_finite()) {
+            return Err(CoreError::invalid(
+                "gravity",
+                format!("{:?}", self.gravity),
+                "finite numbers",
+            ));
+        }
+        if !(self.ground.friction.is_finite() && self.ground.friction >= 0.0) {
+            return Err(CoreError::invalid(
+                "ground.friction",
+                self.ground.friction,
+                "a finite number >= 0",
+            ));
+        }
+        finite_positive("ground.size_m[0]", self.ground.size_m[0])?;
+        finite_positive("ground.size_m[1]", self.ground.size_m[1])?;
+        if self
+            .robot_start
+            .xyz
+            .iter()
+            .chain([&self.robot_start.yaw_deg])
+            .any(|v| !v.is_finite())
+        {
+            return Err(CoreError::invalid(
+                "robot_start",
+                format!("{:?}", self.robot_start),
+                "finite numbers",
+            ));
+        }
+        let mut names = BTreeSet::new();
+        for (i, o) in self.obstacles.iter().enumerate() {
+            let key = format!("obstacles[{i}]");
+            if o.name.is_empty() || !names.insert(o.name.clone()) {
+                return Err(CoreError::invalid(
+                    format!("{key}.name"),
+                    &o.name,
+                    "a unique, non-empty name",
+                ));
+            }
+            for (j, v) in o.size_m.iter().enumerate() {
+                finite_positive(&format!("{key}.size_m[{j}]"), *v)?;
+            }
+            if o.position_m.iter().chain([&o.yaw_deg]).any(|v| !v.is_finite()) {
+                return Err(CoreError::invalid(
+                    format!("{key}.position_m"),
+                    format!("{:?}", o.position_m),
+                    "finite numbers",
+                ));
+            }
+            match (o.kind, o.clearance_m) {
+                (ObstacleKind::Lath, Some(c)) => finite_positive(&format!("{key}.clearance_m"), c)?,
+                (ObstacleKind::Lath, None) => {
+                    return Err(CoreError::invalid(
+                        format!("{key}.clearance_m"),
+                        "missing",
+                        "the bar's height above ground, m",
+                    ));
+                }
+                (_, Some(c)) => {
+                    return Err(CoreError::invalid(
+                        format!("{key}.clearance_m"),
+                        c,
+                        "only a lath has a clearance",
+                    ));
+                }
+                (_, None) => {}
+            }
+            if let Some(mu) = o.friction
+                && !(mu.is_finite() && mu >= 0.0)
+            {
+                return Err(CoreError::invalid(
+                    format!("{key}.friction"),
+                    mu,
+                    "a finite number >= 0",
+                ));
+            }
+        }
+        if let Some(m) = &self.maze {
+            m.pieces()?;
+            finite_positive("maze.corridor_width_m", m.corridor_width_m)?;
+            finite_positive("maze.wall_height_m", m.wall_height_m)?;
+            finite_positive("maze.wall_thickness_m", m.wall_thickness_m)?;
+            finite_positive("maze.bump_height_m", m.bump_height_m)?;
+            finite_positive("maze.bump_length_m", m.bump_length_m)?;
+            if !(m.lead_in_m.is_finite() && m.lead_in_m >= 0.0) {
+                return Err(CoreError::invalid(
+                    "maze.lead_in_m",
+                    m.lead_in_m,
+                    "a finite number >= 0",
+                ));
+            }
+        }
+        if let Some(g) = self.goal
+            && g.iter().any(|v| !v.is_finite())
+        {
+            return Err(CoreError::invalid("goal", format!("{g:?}"), "finite numbers"));
+        }
+        Ok(())
+    }
+
+    /// Every obstacle as boxes: hand-placed obstacles (a lath is a bar and two posts) and
+    /// the maze's walls and bumps.
+    pub fn boxes(&self) -> Result<Vec<WorldBox>> {
+        let mut out = Vec::new();
+        for o in &self.obstacles {
+            let yaw = o.yaw_deg.to_radians();
+            let friction = o.friction.unwrap_or(self.ground.friction);
+            let [l, w, h] = o.size_m;
+            match o.kind {
+                ObstacleKind::Lath => {
+                    let c = o.clearance_m.unwrap_or(0.0);
+                    out.push(WorldBox {
+                        name: format!("{}_bar", o.name),
+                        kind: o.kind,
+                        center: [o.position_m[0], o.position_m[1], c + h / 2.0],
+                        yaw,
+                        size: [l, w + 2.0 * LATH_POST_M, h],
+                        friction,
+                    });
+                    for (side, s) in [("left", 1.0), ("right", -1.0)] {
+                        let off = s * (w / 2.0 + LATH_POST_M / 2.0);
+                        out.push(WorldBox {
+                            name: format!("{}_post_{side}", o.name),
+                            kind: o.kind,
+                            center: [
+                                o.position_m[0] - off * yaw.sin(),
+                                o.position_m[1] + off * yaw.cos(),
+                                c / 2.0,
+                            ],
+                            yaw,
+                            size: [l, LATH_POST_M, c],
+                            friction,
+                        });
+                    }
+                }
+                _ => out.push(WorldBox {
+                    name: o.name.clone(),
+                    kind: o.kind,
+                    center: [o.position_m[0], o.position_m[1], h / 2.0],
+                    yaw,
+                    size: [l, w, h],
+                    friction,
+                }),
+            }
+        }
+        if let Some(m) = &self.maze {
+            out.extend(maze_boxes(m, self.ground.friction)?);
+        }
+        Ok(out)
+    }
+}
+
+/// Walls on both sides of the maze's centre line (mitred offset polylines, one box per
+/// straight stretch) and one box per bump.
+fn maze_boxes(m: &Maze, friction: f64) -> Result<Vec<WorldBox>> {
+    let (pts, bumps) = m.centre_line()?;
+    let half = m.corridor_width_m / 2.0 + m.wall_thickness_m / 2.0;
+    let dir = |a: [f64; 2], b: [f64; 2]| {
+        let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+        let n = (dx * dx + dy * dy).sqrt();
+        [dx / n, dy / n]
+    };
+    let mut out = Vec::new();
+    for (side_name, side) in [("left", 1.0), ("right", -1.0)] {
+        // Offset polyline with mitred joints: offset = half (n1 + n2) / (1 + n1·n2).
+        let n = pts.len();
+        let normals: Vec<[f64; 2]> = (0..n - 1)
+            .map(|i| {
+                let d = dir(pts[i], pts[i + 1]);
+                [-d[1] * side, d[0] * side]
+            })
+            .collect();
+        let offset: Vec<[f64; 2]> = (0..n)
+            .map(|i| {
+                let (n1, n2) = (normals[i.saturating_sub(1)], normals[i.min(n - 2)]);
+                let k = half / (1.0 + n1[0] * n2[0] + n1[1] * n2[1]);
+                [pts[i][0] + k * (n1[0] + n2[0]), pts[i][1] + k * (n1[1] + n2[1])]
+            })
+            .collect();
+        for i in 0..n - 1 {
+            let (a, b) = (offset[i], offset[i + 1]);
+            let len = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
+            out.push(WorldBox {
+                name: format!("maze_wall_{side_name}_{i}"),
+                kind: ObstacleKind::Wall,
+                center: [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0, m.wall_height_m / 2.0],
+                yaw: (b[1] - a[1]).atan2(b[0] - a[0]),
+                // Extend by the thickness so consecutive walls close their corners.
+                size: [len + m.wall_thickness_m, m.wall_thickness_m, m.wall_height_m],
+                friction,
+            });
+        }
+    }
+    for (i, (c, h)) in bumps.iter().enumerate() {
+        out.push(WorldBox {
+            name: format!("maze_bump_{i}"),
+            kind: ObstacleKind::Bump,
+            center: [c[0], c[1], m.bump_height_m / 2.0],
+            yaw: *h,
+            size: [m.bump_length_m, m.corridor_width_m, m.bump_height_m],
+            friction,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn maze(seq: &str) -> Scenario {
+        Scenario::from_yaml(
+            &format!("name: m\nmaze: {{sequence: \"{seq}\", corridor_width_m: 1.0}}\n"),
+            "t",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn straight_maze_is_two_walls() {
+        let s = maze("s s");
+        let b = s.boxes().unwrap();
+        assert_eq!(b.len(), 2, "collinear pieces merge: {b:?}");
+        for w in &b {
+            assert!((w.size[0] - (5.0 + 0.05)).abs() < 1e-12); // lead-in 1 + 2 × 2 m
+            assert!((w.center[1].abs() - 0.525).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn corner_follows_the_seed_offsets() {
+        let s = maze("s l s");
+        let (pts, _) = s.maze.as_ref().unwrap().centre_line().unwrap();
+        // W = 1: y_o = 1.2, |x_o| = 1.2; the exit heads +y after going 2 + 1.2 along x.
+        let last = pts[pts.len() - 1];
+        assert!(
+            (last[0] - 3.2).abs() < 1e-12 && (last[1] - 3.2).abs() < 1e-12,
+            "{pts:?}"
+        );
+        let walls = s.boxes().unwrap();
+        assert_eq!(walls.len(), 4);
+        // Every wall keeps W/2 + t/2 from the centre line at its middle.
+        let r = maze("s r s");
+        let (pts, _) = r.maze.as_ref().unwrap().centre_line().unwrap();
+        assert!(pts[pts.len() - 1][1] < 0.0);
+    }
+
+    #[test]
+    fn bump_piece() {
+        let s = maze("b");
+        let b = s.boxes().unwrap();
+        let bump = b.iter().find(|b| b.kind == ObstacleKind::Bump).unwrap();
+        assert_eq!(bump.center, [2.0, 0.0, 0.015]);
+    }
+
+    #[test]
+    fn lath_is_a_bar_on_posts() {
+        let s = Scenario::from_yaml(
+            "name: l\nobstacles:\n  - {name: lath, kind: lath, position_m: [2, 0], size_m: [0.05, 0.6, 0.03], clearance_m: 0.15}\n",
+            "t",
+        )
+        .unwrap();
+        let b = s.boxes().unwrap();
+        assert_eq!(b.len(), 3);
+        assert!((b[0].center[2] - 0.165).abs() < 1e-12);
+        assert!((b[1].center[1] - 0.315).abs() < 1e-12 && (b[1].size[2] - 0.15).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bad_scenarios_name_the_key() {
+        for (text, needle) in [
+            ("name: a b\n", "name"),
+            ("name: a\nphysics: {step_s: 0, real_time_factor: 1}\n", "physics.step_s"),
+            ("name: a\nground: {friction: -1, size_m: [1, 1]}\n", "ground.friction"),
+            (
+                "name: a\nobstacles:\n  - {name: x, kind: wall, position_m: [0, 0], size_m: [1, -1, 1]}\n",
+                "obstacles[0].size_m[1]",
+            ),
+            (
+                "name: a\nobstacles:\n  - {name: x, kind: lath, position_m: [0, 0], size_m: [1, 1, 1]}\n",
+                "clearance_m",
+            ),
+            (
+                "name: a\nobstacles:\n  - {name: x, kind: tree, position_m: [0, 0], size_m: [1, 1, 1]}\n",
+                "tree",
+            ),
+            (
+                "name: a\nobstacles:\n  - {name: x, kind: wall, position_m: [0, 0], size_m: [1, 1, 1]}\n  - {name: x, kind: wall, position_m: [0, 0], size_m: [1, 1, 1]}\n",
+                "obstacles[1].name",
+            ),
+            ("name: a\nmaze: {sequence: \"s q\"}\n", "maze.sequence"),
+            (
+                "name: a\nmaze: {sequence: \"s\", corridor_width_m: 0}\n",
+                "corridor_width_m",
+            ),
+            ("name: a\nwind: 3\n", "wind"),
+        ] {
+            let e = Scenario::from_yaml(text, "scen.yaml").unwrap_err().to_string();
+            assert!(e.contains(needle) && e.contains("scen.yaml"), "{text}: {e}");
+        }
+    }
+}
