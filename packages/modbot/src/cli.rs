@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use modbot_core::{CoreError, ModuleCatalog};
+use modbot_description::DescriptionError;
 use modbot_gaits::{GaitError, GaitLibrary};
 
 /// modbot: gaits, planning and simulation for modular robots.
@@ -27,6 +28,52 @@ pub enum Command {
     },
     /// Write the joint trajectory of a gait (CSV or JSON) for a robot or another simulator to replay.
     Gait(GaitArgs),
+    /// Generate descriptions: URDF, ros2_control controllers, ros_gz bridge, SDF worlds.
+    Export(ExportArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    #[command(subcommand)]
+    pub what: ExportWhat,
+    /// Output file (default: standard output; `all` writes under its --root).
+    #[arg(long, short, value_name = "FILE", global = true)]
+    pub out: Option<PathBuf>,
+    /// Description settings (default: the shipped config/description.yaml).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub description: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ExportWhat {
+    /// URDF of a robot (pp:M, py:M, pyp) with ros2_control and Gazebo plugins.
+    Urdf {
+        /// Robot.
+        robot: String,
+    },
+    /// ros2_control controllers YAML of a robot.
+    Controllers {
+        /// Robot.
+        robot: String,
+    },
+    /// ros_gz_bridge YAML of a robot.
+    Bridge {
+        /// Robot.
+        robot: String,
+    },
+    /// SDF world of a scenario file.
+    World {
+        /// Scenario YAML.
+        scenario: PathBuf,
+    },
+    /// Every shipped file: urdf/, config/controllers/, config/bridge/, worlds/*.sdf.
+    All {
+        /// Repository root (default: the current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
 }
 
 /// Configuration files shared by the subcommands.
@@ -121,6 +168,7 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Gaits { config, json } => crate::list_cmd::run(&config, json),
         Command::Gait(args) => crate::gait_cmd::run(&args),
+        Command::Export(args) => crate::export_cmd::run(&args),
     }
 }
 
@@ -128,7 +176,7 @@ pub fn run(cli: Cli) -> Result<()> {
 pub fn exit_code(e: &anyhow::Error) -> u8 {
     let bad = e
         .chain()
-        .any(|c| c.is::<BadInput>() || c.is::<GaitError>() || c.is::<CoreError>());
+        .any(|c| c.is::<BadInput>() || c.is::<GaitError>() || c.is::<CoreError>() || c.is::<DescriptionError>());
     if bad { 2 } else { 1 }
 }
 

@@ -1,6 +1,7 @@
 //! The `modbot` command.
 
 mod cli;
+mod export_cmd;
 mod gait_cmd;
 mod list_cmd;
 

@@ -214,23 +214,42 @@ fn user_config_files_are_used_and_checked() {
     assert!(stderr(&o).contains("length_m"), "{}", stderr(&o));
 }
 
-/// Every file shipped under config/ loads with the loader that owns it.
 #[test]
-fn shipped_configs_load() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../config");
-    let mut seen = 0;
-    for entry in std::fs::read_dir(&root).unwrap() {
-        let path = entry.unwrap().path();
-        match path.file_name().and_then(|n| n.to_str()) {
-            Some("modules.yaml") => {
-                modbot_core::ModuleCatalog::load(&path).unwrap();
-            }
-            Some("gaits.yaml") => {
-                modbot_gaits::GaitLibrary::load(&path).unwrap();
-            }
-            other => panic!("config/{other:?} has no loader test; add one here"),
-        }
-        seen += 1;
+fn export_writes_descriptions() {
+    let o = modbot(&["export", "urdf", "py:6"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = modbot_description::UrdfModel::parse(&stdout(&o), "stdout").unwrap();
+    assert_eq!(m.movable_joints().count(), 6);
+    let o = modbot(&["export", "controllers", "pp:3"]);
+    assert!(stdout(&o).contains("      - joint_3\n"), "{}", stdout(&o));
+    let o = modbot(&["export", "bridge", "pyp"]);
+    assert!(stdout(&o).contains("/model/pyp_3/odometry"));
+
+    let root = scratch("export_root");
+    std::fs::create_dir_all(root.join("worlds")).unwrap();
+    std::fs::write(root.join("worlds/tiny.yaml"), "name: tiny\nmaze: {sequence: \"s r\"}\n").unwrap();
+    let o = modbot(&["export", "all", "--root", root.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in [
+        "urdf/py_16.urdf",
+        "config/controllers/pp_8.yaml",
+        "config/bridge/pp_2.yaml",
+        "worlds/tiny.sdf",
+    ] {
+        assert!(root.join(f).exists(), "{f}");
     }
-    assert_eq!(seen, 2);
+    let sdf = std::fs::read_to_string(root.join("worlds/tiny.sdf")).unwrap();
+    assert!(sdf.contains("<world name=\"tiny\">") && sdf.contains("maze_wall_left_0"));
+
+    let bad = scratch("bad_world.yaml");
+    std::fs::write(
+        &bad,
+        "name: w\nobstacles:\n  - {name: b, kind: wall, position_m: [0, 0], size_m: [1, 0, 1]}\n",
+    )
+    .unwrap();
+    let o = modbot(&["export", "world", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("obstacles[0].size_m[1]"), "{}", stderr(&o));
+    let o = modbot(&["export", "urdf", "qq:3"]);
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -216,7 +216,7 @@ impl Maze {
 
     /// The corridor's centre line, from the start of the lead-in (at x = −lead_in) through the
     /// entrance (0, 0) to the exit, and the bumps' centres and headings.
-    pub fn centre_line(&self) -> Result<(Vec<[f64; 2]>, Vec<([f64; 2], f64)>)> {
+    pub fn centre_line(&self) -> Result<CentreLine> {
         let (fwd_off, side_off) = self.corner_offsets();
         let mut pts = vec![[-self.lead_in_m, 0.0], [0.0, 0.0]];
         let mut bumps = Vec::new();
@@ -232,7 +232,7 @@ impl Maze {
                 'b' => {
                     let mut mid = p;
                     go(&mut mid, heading, Self::BUMP_PIECE_M / 2.0);
-                    bumps.push((mid, heading));
+                    bumps.push(Bump { center: mid, heading });
                     go(&mut p, heading, Self::BUMP_PIECE_M);
                 }
                 turn => {
@@ -248,8 +248,26 @@ impl Maze {
             }
             push_point(&mut pts, p);
         }
-        Ok((pts, bumps))
+        Ok(CentreLine { points: pts, bumps })
     }
+}
+
+/// A maze corridor's centre line and its bumps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CentreLine {
+    /// Corner points from the lead-in's start to the exit, m.
+    pub points: Vec<[f64; 2]>,
+    /// Bumps.
+    pub bumps: Vec<Bump>,
+}
+
+/// A bump across a maze corridor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bump {
+    /// Centre (x, y), m.
+    pub center: [f64; 2],
+    /// Corridor heading there, rad.
+    pub heading: f64,
 }
 
 /// Appends a point, merging collinear runs so that walls are one box per straight stretch.
@@ -484,7 +502,7 @@ impl Scenario {
 /// Walls on both sides of the maze's centre line (mitred offset polylines, one box per
 /// straight stretch) and one box per bump.
 fn maze_boxes(m: &Maze, friction: f64) -> Result<Vec<WorldBox>> {
-    let (pts, bumps) = m.centre_line()?;
+    let CentreLine { points: pts, bumps } = m.centre_line()?;
     let half = m.corridor_width_m / 2.0 + m.wall_thickness_m / 2.0;
     let dir = |a: [f64; 2], b: [f64; 2]| {
         let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
@@ -522,12 +540,12 @@ fn maze_boxes(m: &Maze, friction: f64) -> Result<Vec<WorldBox>> {
             });
         }
     }
-    for (i, (c, h)) in bumps.iter().enumerate() {
+    for (i, b) in bumps.iter().enumerate() {
         out.push(WorldBox {
             name: format!("maze_bump_{i}"),
             kind: ObstacleKind::Bump,
-            center: [c[0], c[1], m.bump_height_m / 2.0],
-            yaw: *h,
+            center: [b.center[0], b.center[1], m.bump_height_m / 2.0],
+            yaw: b.heading,
             size: [m.bump_length_m, m.corridor_width_m, m.bump_height_m],
             friction,
         });
@@ -561,7 +579,7 @@ mod tests {
     #[test]
     fn corner_follows_the_seed_offsets() {
         let s = maze("s l s");
-        let (pts, _) = s.maze.as_ref().unwrap().centre_line().unwrap();
+        let pts = s.maze.as_ref().unwrap().centre_line().unwrap().points;
         // W = 1: y_o = 1.2, |x_o| = 1.2; the exit heads +y after going 2 + 1.2 along x.
         let last = pts[pts.len() - 1];
         assert!(
@@ -572,7 +590,7 @@ mod tests {
         assert_eq!(walls.len(), 4);
         // Every wall keeps W/2 + t/2 from the centre line at its middle.
         let r = maze("s r s");
-        let (pts, _) = r.maze.as_ref().unwrap().centre_line().unwrap();
+        let pts = r.maze.as_ref().unwrap().centre_line().unwrap().points;
         assert!(pts[pts.len() - 1][1] < 0.0);
     }
 

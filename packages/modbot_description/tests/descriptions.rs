@@ -1,0 +1,258 @@
+//! Generated descriptions: drift against the checked-in files, the URDF read back through
+//! urdf-rs, its kinematics against modbot_core's, and bad input.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use modbot_core::topology::{Connection, Connector};
+use modbot_core::{Chain, JointKind, ModuleCatalog, Topology};
+use modbot_description::model::{JointKind as UrdfJointKind, Shape};
+use modbot_description::{DescriptionConfig, UrdfModel, artifacts, urdf};
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+use proptest::prelude::*;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn generate(spec: &str) -> (Topology, String) {
+    let c = ModuleCatalog::builtin();
+    let t = artifacts::robot(spec, &c).unwrap();
+    let text = urdf::urdf(&t, &c, &DescriptionConfig::builtin()).unwrap();
+    (t, text)
+}
+
+/// A checked-in file that differs from the generator's output fails here; regenerate with
+/// `modbot export all`.
+#[test]
+fn checked_in_files_are_fresh() {
+    let all = artifacts::standard(&root(), &ModuleCatalog::builtin(), &DescriptionConfig::builtin()).unwrap();
+    assert!(all.len() >= 15 + 5, "{} artifacts", all.len());
+    for a in all {
+        let path = root().join(&a.path);
+        let on_disk = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}; run `modbot export all`", a.path.display()));
+        assert!(
+            on_disk == a.content,
+            "{} is stale; run `modbot export all`",
+            a.path.display()
+        );
+    }
+}
+
+/// urdf-rs reads every shipped URDF back with every joint, limit and inertia intact.
+#[test]
+fn shipped_urdfs_round_trip() {
+    let c = ModuleCatalog::builtin();
+    let y1 = c.default_module().unwrap();
+    for spec in modbot_description::STANDARD_ROBOTS {
+        let t = artifacts::robot(spec, &c).unwrap();
+        let path = root().join(format!("urdf/{}.urdf", t.name));
+        let m = UrdfModel::parse(&std::fs::read_to_string(&path).unwrap(), &path.display().to_string()).unwrap();
+        assert_eq!(m.name, t.name);
+        assert_eq!(m.links[m.root].name, "base_link");
+        let movable: Vec<_> = m.movable_joints().collect();
+        assert_eq!(
+            movable.iter().map(|j| j.name.clone()).collect::<Vec<_>>(),
+            t.joint_names()
+        );
+        for j in &movable {
+            let l = j.limits.unwrap();
+            assert_eq!(j.kind, UrdfJointKind::Revolute);
+            assert!((l.lower - (-90f64).to_radians()).abs() < 1e-15 && (l.upper - 90f64.to_radians()).abs() < 1e-15);
+            assert_eq!(l.effort, 0.314);
+            assert!((l.velocity - 260f64.to_radians()).abs() < 1e-15);
+        }
+        for link in m.links.iter().filter(|l| l.name != "base_link") {
+            assert_eq!(link.mass, 0.025);
+            let (lx, w, h) = (0.036f64, 0.052f64, 0.052f64);
+            let m2 = y1.mass_kg / 2.0;
+            let want = [
+                m2 * (w * w + h * h) / 12.0,
+                m2 * (lx * lx + h * h) / 12.0,
+                m2 * (lx * lx + w * w) / 12.0,
+            ];
+            for (got, want) in [link.inertia[0], link.inertia[3], link.inertia[5]].iter().zip(want) {
+                assert!((got - want).abs() < 1e-18, "{}: {got} vs {want}", link.name);
+            }
+            assert_eq!(link.collisions.len(), 1);
+            assert_eq!(link.collisions[0].1, Shape::Box([0.036, 0.052, 0.052]));
+        }
+    }
+}
+
+#[test]
+fn controllers_and_bridge_name_the_joints_in_order() {
+    let (t, _) = generate("py:8");
+    let y = urdf::controllers_yaml(&t, &DescriptionConfig::builtin());
+    let doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(&y).unwrap();
+    let cm = &doc["controller_manager"]["ros__parameters"];
+    assert_eq!(cm["update_rate"].as_f64(), Some(100.0));
+    assert_eq!(
+        cm["position_controller"]["type"].as_str(),
+        Some("forward_command_controller/ForwardCommandController")
+    );
+    assert_eq!(
+        cm["joint_state_broadcaster"]["type"].as_str(),
+        Some("joint_state_broadcaster/JointStateBroadcaster")
+    );
+    let pc = &doc["position_controller"]["ros__parameters"];
+    assert_eq!(pc["interface_name"].as_str(), Some("position"));
+    let joints: Vec<String> = pc["joints"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(joints, t.joint_names());
+
+    let b: serde_yaml_ng::Value = serde_yaml_ng::from_str(&urdf::bridge_yaml(&t)).unwrap();
+    let entries = b.as_sequence().unwrap();
+    let topics: Vec<_> = entries.iter().map(|e| e["ros_topic_name"].as_str().unwrap()).collect();
+    assert_eq!(topics, ["/clock", "odom", "tf"]);
+    assert!(entries.iter().all(|e| e["direction"].as_str() == Some("GZ_TO_ROS")));
+}
+
+#[test]
+fn urdf_has_the_control_and_gazebo_blocks() {
+    let (t, text) = generate("pyp");
+    assert!(text.contains("<plugin>gz_ros2_control/GazeboSimSystem</plugin>"));
+    assert!(text.contains("name=\"gz_ros2_control::GazeboSimROS2ControlPlugin\""));
+    assert!(text.contains("<parameters>$(find modbot_bringup)/config/controllers/pyp_3.yaml</parameters>"));
+    assert_eq!(text.matches("<command_interface name=\"position\">").count(), t.len());
+    assert_eq!(text.matches("<state_interface name=\"velocity\"/>").count(), t.len());
+    assert_eq!(text.matches("<mu1>0.2</mu1>").count(), 2 * t.len());
+}
+
+proptest! {
+    /// For any chain: total mass = M × module mass, every joint axis follows the pitch/yaw
+    /// pattern, and the URDF's kinematics (urdf-rs + nalgebra) equal modbot_core's to 1e-9
+    /// for any joint angles (the zero pose included).
+    #[test]
+    fn urdf_kinematics_equal_core(m in 2usize..=24, py in any::<bool>(),
+                                  angles in prop::collection::vec(-1.5f64..1.5, 24), zero in any::<bool>()) {
+        let c = ModuleCatalog::builtin();
+        let spec = format!("{}:{m}", if py { "py" } else { "pp" });
+        let (t, text) = generate(&spec);
+        let model = UrdfModel::parse(&text, &spec).unwrap();
+        prop_assert!((model.total_mass() - m as f64 * 0.050).abs() < 1e-12);
+        let joints = t.joints();
+        for (j, info) in model.movable_joints().zip(&joints) {
+            let want = match info.kind { JointKind::Pitch => Vector3::y(), JointKind::Yaw => Vector3::z() };
+            prop_assert_eq!(j.axis.into_inner(), want);
+        }
+        let q: Vec<f64> = if zero { vec![0.0; m] } else { angles[..m].to_vec() };
+        let base = Isometry3::from_parts(Translation3::new(0.3, -0.2, 0.05), UnitQuaternion::from_euler_angles(0.1, -0.2, 0.7));
+        let core = Chain::new(&t, &c).unwrap().forward(&q, &base).unwrap();
+        let positions: BTreeMap<String, f64> = t.joint_names().into_iter().zip(q.iter().copied()).collect();
+        let poses = model.forward(&positions, &base);
+        for i in 0..m {
+            for (h, link) in [(2 * i, format!("module_{}_back", i + 1)), (2 * i + 1, format!("module_{}_front", i + 1))] {
+                let l = model.link(&link).unwrap();
+                let visual = poses[l] * model.links[l].visuals[0].0;
+                let want = core.halves[h];
+                prop_assert!((visual.translation.vector - want.translation.vector).norm() < 1e-9, "{link}");
+                prop_assert!(visual.rotation.angle_to(&want.rotation) < 1e-9, "{link}");
+            }
+            let j = model.joints.iter().find(|j| j.name == format!("joint_{}", i + 1)).unwrap();
+            let frame = poses[j.parent] * j.origin;
+            prop_assert!((frame.translation.vector - core.joints[i].translation.vector).norm() < 1e-9);
+            prop_assert!((frame.rotation * j.axis.into_inner() - core.axes[i]).norm() < 1e-9);
+        }
+    }
+}
+
+#[test]
+fn bad_topologies_and_catalogs_are_refused_by_name() {
+    let c = ModuleCatalog::builtin();
+    let cfg = DescriptionConfig::builtin();
+    let mut t = Topology::pitch_yaw(4, "y1");
+    t.connections.push(Connection {
+        parent: 3,
+        parent_connector: Connector::Head,
+        child: 9,
+        child_connector: Connector::Tail,
+    });
+    let e = urdf::urdf(&t, &c, &cfg).unwrap_err().to_string();
+    assert!(e.contains("connection 3") && e.contains("module 9"), "{e}");
+
+    let t = Topology::pitch_yaw(4, "hexbot");
+    let e = urdf::urdf(&t, &c, &cfg).unwrap_err().to_string();
+    assert!(e.contains("unknown module kind `hexbot`"), "{e}");
+
+    let text = modbot_core::catalog::BUILTIN_MODULES_YAML.replace("width_m: 0.052", "width_m: -0.052");
+    let e = ModuleCatalog::from_yaml(&text, "modules.yaml").unwrap_err().to_string();
+    assert!(e.contains("modules.y1.width_m") && e.contains("-0.052"), "{e}");
+}
+
+#[test]
+fn bad_urdfs_are_refused_by_name() {
+    let link = |n: &str| {
+        format!(
+            "<link name=\"{n}\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>"
+        )
+    };
+    let joint = |n: &str, p: &str, c: &str| {
+        format!(
+            "<joint name=\"{n}\" type=\"revolute\"><parent link=\"{p}\"/><child link=\"{c}\"/><axis xyz=\"0 1 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>"
+        )
+    };
+    let robot = |body: String| format!("<robot name=\"r\">{body}</robot>");
+    let cases = [
+        (
+            robot(format!("{}{}{}", link("a"), link("b"), joint("j", "a", "c"))),
+            "child link `c`",
+        ),
+        (
+            robot(format!(
+                "{}{}{}{}",
+                link("a"),
+                link("b"),
+                joint("j1", "a", "b"),
+                joint("j2", "b", "a")
+            )),
+            "cycle",
+        ),
+        (
+            robot(format!("{}{}{}", link("a"), link("b"), link("c")) + &joint("j", "a", "b")),
+            "more than one root",
+        ),
+        (
+            robot(format!("{}{}", link("a"), link("a"))),
+            "link `a` is defined twice",
+        ),
+        (
+            robot(format!(
+                "{}{}{}",
+                link("a"),
+                link("b"),
+                joint("j", "a", "b").replace("lower=\"-1\"", "lower=\"2\"")
+            )),
+            "joint `j`: limits",
+        ),
+        (
+            robot(format!(
+                "{}{}{}",
+                link("a"),
+                link("b"),
+                joint("j", "a", "b").replace("0 1 0", "0 0 0")
+            )),
+            "zero axis",
+        ),
+        (
+            robot(format!(
+                "{}{}",
+                link("a"),
+                link("b").replace("value=\"1\"", "value=\"-1\"")
+            )),
+            "link `b`",
+        ),
+        ("<robot name=\"r\"><link name=\"a\">".to_string(), "malformed URDF"),
+    ];
+    for (text, needle) in cases {
+        let e = UrdfModel::parse(&text, "bad.urdf").unwrap_err().to_string();
+        assert!(e.contains(needle) && e.contains("bad.urdf"), "{needle}: {e}");
+    }
+}
