@@ -30,6 +30,85 @@ pub enum Command {
     Gait(GaitArgs),
     /// Generate descriptions: URDF, ros2_control controllers, ros_gz bridge, SDF worlds.
     Export(ExportArgs),
+    /// Run a gait on the embedded simulator and measure it (the main job).
+    Run(RunArgs),
+    /// Run a grid of two gait parameters and write a table and a heat map.
+    Sweep(SweepArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SweepArgs {
+    /// Robot: pp:M, py:M or pyp.
+    #[arg(long, short, default_value = "pp:8")]
+    pub robot: String,
+    /// Gait or preset name.
+    #[arg(long, short, default_value = "caterpillar")]
+    pub gait: String,
+    /// First axis, KEY=START:STOP:STEP (e.g. A=10:60:10).
+    #[arg(long, value_parser = crate::sweep_cmd::parse_axis)]
+    pub x: (String, Vec<f64>),
+    /// Second axis, KEY=START:STOP:STEP (e.g. dphi=30:180:30).
+    #[arg(long, value_parser = crate::sweep_cmd::parse_axis)]
+    pub y: (String, Vec<f64>),
+    /// Fixed parameters, KEY=VALUE.
+    #[arg(long = "set", short = 's', value_name = "KEY=VALUE", value_parser = parse_set)]
+    pub set: Vec<(String, f64)>,
+    /// Cycles measured per point.
+    #[arg(long, default_value_t = 3)]
+    pub cycles: usize,
+    /// Warm-up cycles per point.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: usize,
+    /// Quantity in the heat map: step_x, step_y, step or heading.
+    #[arg(long, default_value = "step_x", value_parser = ["step_x", "step_y", "step", "heading"])]
+    pub metric: String,
+    /// World (scenario .yaml or generated .sdf).
+    #[arg(long, value_name = "FILE")]
+    pub world: Option<PathBuf>,
+    /// Output folder (default runs/sweep_<robot>_<gait>).
+    #[arg(long, short, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// No progress output.
+    #[arg(long, short)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Robot: pp:M, py:M or pyp.
+    #[arg(long, short, default_value = "pp:8")]
+    pub robot: String,
+    /// Gait or preset name (see `modbot gaits`).
+    #[arg(long, short, default_value = "caterpillar")]
+    pub gait: String,
+    /// Parameter value, KEY=VALUE (e.g. A=40, dphi=110).
+    #[arg(long = "set", short = 's', value_name = "KEY=VALUE", value_parser = parse_set)]
+    pub set: Vec<(String, f64)>,
+    /// Cycles measured after the warm-up.
+    #[arg(long, default_value_t = 10)]
+    pub cycles: usize,
+    /// Cycles discarded before measuring (the source discards 2).
+    #[arg(long, default_value_t = 2)]
+    pub warmup: usize,
+    /// World: a scenario .yaml (or the generated .sdf beside it); default flat ground, μ = 0.2.
+    #[arg(long, value_name = "FILE")]
+    pub world: Option<PathBuf>,
+    /// Run folder (default runs/<robot>_<gait>).
+    #[arg(long, short, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Control rate, Hz.
+    #[arg(long, default_value_t = 100.0)]
+    pub rate: f64,
+    /// Physics step in ms (default: the world's).
+    #[arg(long)]
+    pub step_ms: Option<f64>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -141,7 +220,7 @@ pub struct GaitArgs {
 }
 
 /// Parses KEY=VALUE with a numeric value.
-fn parse_set(s: &str) -> Result<(String, f64), String> {
+pub fn parse_set(s: &str) -> Result<(String, f64), String> {
     let (k, v) = s
         .split_once('=')
         .ok_or_else(|| format!("`{s}`: expected KEY=VALUE, e.g. A=40"))?;
@@ -169,14 +248,20 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Gaits { config, json } => crate::list_cmd::run(&config, json),
         Command::Gait(args) => crate::gait_cmd::run(&args),
         Command::Export(args) => crate::export_cmd::run(&args),
+        Command::Run(args) => crate::run_cmd::run(&args),
+        Command::Sweep(args) => crate::sweep_cmd::run(&args),
     }
 }
 
 /// 2 for bad input (arguments, files, parameters), 1 for anything else.
 pub fn exit_code(e: &anyhow::Error) -> u8 {
-    let bad = e
-        .chain()
-        .any(|c| c.is::<BadInput>() || c.is::<GaitError>() || c.is::<CoreError>() || c.is::<DescriptionError>());
+    let bad = e.chain().any(|c| {
+        c.is::<BadInput>()
+            || c.is::<GaitError>()
+            || c.is::<CoreError>()
+            || c.is::<DescriptionError>()
+            || is_bad_sim_input(c)
+    });
     if bad { 2 } else { 1 }
 }
 
@@ -188,4 +273,23 @@ pub fn emit(data: impl AsRef<[u8]>) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => r.context("writing to standard output"),
     }
+}
+
+/// Simulation errors caused by what the user gave (robot, world, parameters), not by physics.
+fn is_bad_sim_input(c: &(dyn std::error::Error + 'static)) -> bool {
+    use modbot_sim::SimError;
+    matches!(
+        c.downcast_ref::<SimError>(),
+        Some(
+            SimError::Robot { .. }
+                | SimError::UnknownJoint { .. }
+                | SimError::JointCount { .. }
+                | SimError::NotFinite { .. }
+                | SimError::ObstacleOverlap { .. }
+                | SimError::Settings { .. }
+                | SimError::Description(_)
+                | SimError::Core(_)
+                | SimError::Gait(_)
+        )
+    )
 }

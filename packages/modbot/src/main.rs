@@ -4,6 +4,10 @@ mod cli;
 mod export_cmd;
 mod gait_cmd;
 mod list_cmd;
+mod plot;
+mod run_cmd;
+mod sim_setup;
+mod sweep_cmd;
 
 use std::process::ExitCode;
 

@@ -60,7 +60,7 @@ pub struct Physics {
 impl Default for Physics {
     fn default() -> Self {
         Physics {
-            step_s: 0.001,
+            step_s: 0.002,
             real_time_factor: 1.0,
         }
     }

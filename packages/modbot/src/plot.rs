@@ -1,0 +1,154 @@
+//! PNG plots of runs and sweeps (plotters, with the DejaVu Sans font compiled in).
+
+use std::path::Path;
+use std::sync::Once;
+
+use anyhow::{Context, Result, anyhow};
+use modbot_sim::Sample;
+use plotters::prelude::*;
+
+static FONT: Once = Once::new();
+
+fn register_font() {
+    FONT.call_once(|| {
+        // DejaVu Sans ships inside the `dejavu` crate, so plots need no system fonts.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+    });
+}
+
+fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
+    anyhow!("plotting: {e:?}")
+}
+
+/// CoM path (top view) and joint angles against time.
+pub fn run_plot(path: &Path, title: &str, samples: &[Sample], joint_names: &[String]) -> Result<()> {
+    register_font();
+    let root = BitMapBackend::new(path, (1200, 600)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let (left, right) = root.split_horizontally(560);
+    let xs: Vec<f64> = samples.iter().map(|s| s.com[0] * 100.0).collect();
+    let ys: Vec<f64> = samples.iter().map(|s| s.com[1] * 100.0).collect();
+    let (xmin, xmax) = bounds(&xs);
+    let (ymin, ymax) = bounds(&ys);
+    let span = (xmax - xmin).max(ymax - ymin).max(1.0) * 0.55;
+    let (cx, cy) = ((xmin + xmax) / 2.0, (ymin + ymax) / 2.0);
+    let mut chart = ChartBuilder::on(&left)
+        .caption(format!("{title}: CoM path"), ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(cx - span..cx + span, cy - span..cy + span)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("x (cm)")
+        .y_desc("y (cm)")
+        .draw()
+        .map_err(err)?;
+    chart
+        .draw_series(LineSeries::new(xs.iter().copied().zip(ys.iter().copied()), &BLUE))
+        .map_err(err)?;
+    chart
+        .draw_series([Circle::new((xs[0], ys[0]), 4, GREEN.filled())])
+        .map_err(err)?;
+
+    let t_end = samples.last().map(|s| s.t).unwrap_or(1.0).max(1e-3);
+    let shown = joint_names.len().min(4);
+    let mut chart = ChartBuilder::on(&right)
+        .caption("joint angles (first joints)", ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(0.0..t_end, -95.0..95.0)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("t (s)")
+        .y_desc("deg")
+        .draw()
+        .map_err(err)?;
+    for (j, name) in joint_names.iter().enumerate().take(shown) {
+        let color = Palette99::pick(j).to_rgba();
+        chart
+            .draw_series(LineSeries::new(
+                samples.iter().map(|s| (s.t, s.angles[j].to_degrees())),
+                color,
+            ))
+            .map_err(err)?
+            .label(name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], color));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    root.present().with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// A heat map of `values[iy][ix]` over the grid (NaN cells grey).
+pub fn heatmap(
+    path: &Path,
+    title: &str,
+    xs: &[f64],
+    ys: &[f64],
+    values: &[Vec<f64>],
+    labels: (&str, &str),
+) -> Result<()> {
+    register_font();
+    let root = BitMapBackend::new(path, (900, 700)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let finite: Vec<f64> = values.iter().flatten().copied().filter(|v| v.is_finite()).collect();
+    let (vmin, vmax) = bounds(&finite);
+    let dx = if xs.len() > 1 { xs[1] - xs[0] } else { 1.0 };
+    let dy = if ys.len() > 1 { ys[1] - ys[0] } else { 1.0 };
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("{title} (min {vmin:.2}, max {vmax:.2})"), ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(
+            xs[0] - dx / 2.0..xs[xs.len() - 1] + dx / 2.0,
+            ys[0] - dy / 2.0..ys[ys.len() - 1] + dy / 2.0,
+        )
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(labels.0)
+        .y_desc(labels.1)
+        .draw()
+        .map_err(err)?;
+    let scale = (vmax - vmin).abs().max(1e-12);
+    for (iy, y) in ys.iter().enumerate() {
+        for (ix, x) in xs.iter().enumerate() {
+            let v = values[iy][ix];
+            let color = if v.is_finite() {
+                let u = (v - vmin) / scale;
+                RGBColor(
+                    (255.0 * u) as u8,
+                    (80.0 + 100.0 * (1.0 - (2.0 * u - 1.0).abs())) as u8,
+                    (255.0 * (1.0 - u)) as u8,
+                )
+            } else {
+                RGBColor(200, 200, 200)
+            };
+            chart
+                .draw_series([Rectangle::new(
+                    [(x - dx / 2.0, y - dy / 2.0), (x + dx / 2.0, y + dy / 2.0)],
+                    color.filled(),
+                )])
+                .map_err(err)?;
+        }
+    }
+    root.present().with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+fn bounds(v: &[f64]) -> (f64, f64) {
+    let (lo, hi) = v
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
+    if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) }
+}

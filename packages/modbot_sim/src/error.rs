@@ -1,0 +1,92 @@
+//! The one error type of modbot_sim.
+
+use modbot_core::CoreError;
+use modbot_description::DescriptionError;
+use modbot_gaits::GaitError;
+
+/// Why a simulation could not be set up or could not go on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    /// The robot description is unusable for simulation.
+    #[error("robot `{robot}`: {what}")]
+    Robot {
+        /// Robot name.
+        robot: String,
+        /// What is wrong, naming the link or joint.
+        what: String,
+    },
+    /// A command names a joint the robot does not have.
+    #[error("unknown joint `{joint}` (the robot has: {known})")]
+    UnknownJoint {
+        /// The name given.
+        joint: String,
+        /// The robot's joints.
+        known: String,
+    },
+    /// A command has the wrong number of values.
+    #[error("expected {expected} joint targets, got {got}")]
+    JointCount {
+        /// Joints of the robot.
+        expected: usize,
+        /// Values given.
+        got: usize,
+    },
+    /// A command value is NaN or infinite.
+    #[error("joint `{joint}`: target {value} is not a finite number")]
+    NotFinite {
+        /// The joint.
+        joint: String,
+        /// The value.
+        value: f64,
+    },
+    /// An obstacle overlaps the robot in its start pose.
+    #[error("obstacle `{obstacle}` overlaps link `{link}` of the robot at the start pose")]
+    ObstacleOverlap {
+        /// The obstacle box.
+        obstacle: String,
+        /// The robot link.
+        link: String,
+    },
+    /// The physics diverged (NaN or runaway energy).
+    #[error("simulation diverged at step {step} (t = {time:.4} s): link `{link}`: {what}")]
+    Diverged {
+        /// Physics step index.
+        step: u64,
+        /// Simulated time, s.
+        time: f64,
+        /// The link whose state is bad.
+        link: String,
+        /// What is bad.
+        what: String,
+    },
+    /// Bad simulation settings.
+    #[error("{key} = {value}: {expected}")]
+    Settings {
+        /// The setting.
+        key: String,
+        /// Its value.
+        value: String,
+        /// What was expected.
+        expected: String,
+    },
+    /// Measurement asked for more cycles than were simulated.
+    #[error("measurement needs {needed:.3} s of simulation, only {have:.3} s were run")]
+    TooShort {
+        /// Time needed.
+        needed: f64,
+        /// Time simulated.
+        have: f64,
+    },
+    /// From the description layer.
+    #[error(transparent)]
+    Description(#[from] DescriptionError),
+    /// From the robot model.
+    #[error(transparent)]
+    Core(#[from] CoreError),
+    /// From the gait library.
+    #[error(transparent)]
+    Gait(#[from] GaitError),
+}
+
+/// Result with [`SimError`].
+pub type Result<T, E = SimError> = std::result::Result<T, E>;
