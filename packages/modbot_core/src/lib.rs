@@ -3,6 +3,7 @@
 pub mod catalog;
 pub mod error;
 pub mod kinematics;
+pub mod predict;
 pub mod scenario;
 pub mod serpenoid;
 pub mod shape;

@@ -229,7 +229,7 @@ fn wave(
 fn vh(v: &Values, phase_diff_h: f64) -> Result<Value> {
     if v.shape_mode(&[DPHI_VH_SHAPE], &[DPHI_VH])? {
         Ok(Value::derived(
-            v.get(&DPHI_VH_SHAPE)? - phase_diff_h / 2.0,
+            v.get(&DPHI_VH_SHAPE)? + phase_diff_h / 2.0,
             &DPHI_VH,
             &[&DPHI_VH_SHAPE],
         ))

@@ -118,14 +118,14 @@ pub const DPHI_VH: ParamSpec = control(
     180.0,
     "phase of yaw joint 1 relative to pitch joint 1, control convention (App. D)",
 );
-/// Δφ_vh in the serpenoid (shape) convention: control = shape − Δφ_h/2.
+/// Δφ_vh in the serpenoid (shape) convention: control = shape + Δφ_h/2 (3.44).
 pub const DPHI_VH_SHAPE: ParamSpec = shape(
     "phase_diff_vh_shape_deg",
     "dphi_vh_shape",
     "deg",
     -180.0,
     180.0,
-    "Δφ_vh as the shape tables give it; control Δφ_vh = this − Δφ_h/2 (decision 0004)",
+    "Δφ_vh as the shape tables give it; control Δφ_vh = this + Δφ_h/2, eq. (3.44) (decision 0004)",
 );
 /// O_h.
 pub const O_H: ParamSpec = control(

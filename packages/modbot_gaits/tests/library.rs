@@ -94,9 +94,9 @@ fn shape_parameters_map_to_control() {
     // Rolling: A = 2α/M (Table 5.9 point B: α = 180, M = 8 → 45).
     let g = build("rolling", "py:8", &[("alpha", 180.0), ("T", 2.5)]).unwrap();
     assert!(matches!(&g.control, Control::H2 { amplitude_v, .. } if (amplitude_v.deg - 45.0).abs() < 1e-12));
-    // Sidewinding in the shape convention: control Δφ_vh = shape − Δφ/2 (decision 0004).
+    // Sidewinding in the shape convention: control Δφ_vh = shape + Δφ/2 (3.44, decision 0004).
     let g = build("sidewinding", "py:8", &[("dphi_vh_shape", 90.0)]).unwrap();
-    assert!(matches!(&g.control, Control::H2 { phase_diff_vh, .. } if (phase_diff_vh.deg - 45.0).abs() < 1e-12));
+    assert!(matches!(&g.control, Control::H2 { phase_diff_vh, .. } if (phase_diff_vh.deg - 135.0).abs() < 1e-12));
     // Rotation S: Δφ_v = 2 Δφ_h.
     let g = build("rotation_s", "py:16", &[("k", 1.0), ("alpha_h", 28.3)]).unwrap();
     assert!(
