@@ -34,6 +34,20 @@ pub enum Command {
     Run(RunArgs),
     /// Run a grid of two gait parameters and write a table and a heat map.
     Sweep(SweepArgs),
+    /// Benchmarks; `modbot bench sim` measures the embedded simulator's speed.
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// What to measure.
+    #[arg(value_parser = ["sim"])]
+    pub what: String,
+    /// Simulated seconds per case.
+    #[arg(long, default_value_t = 10.0)]
+    pub seconds: f64,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -250,6 +264,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Export(args) => crate::export_cmd::run(&args),
         Command::Run(args) => crate::run_cmd::run(&args),
         Command::Sweep(args) => crate::sweep_cmd::run(&args),
+        Command::Bench(args) => crate::bench_cmd::run(&args),
     }
 }
 

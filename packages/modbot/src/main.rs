@@ -1,5 +1,6 @@
 //! The `modbot` command.
 
+mod bench_cmd;
 mod cli;
 mod export_cmd;
 mod gait_cmd;

@@ -253,3 +253,121 @@ fn export_writes_descriptions() {
     let o = modbot(&["export", "urdf", "qq:3"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn run_writes_the_run_folder() {
+    let dir = scratch("run_pp8");
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = modbot(&[
+        "run",
+        "--robot",
+        "pp:8",
+        "--gait",
+        "caterpillar",
+        "--set",
+        "A=40",
+        "--set",
+        "dphi=110",
+        "--cycles",
+        "2",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = stdout(&o);
+    for row in ["step along body axis", "heading change", "roll", "real-time factor"] {
+        assert!(table.contains(row), "{table}");
+    }
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    let step = summary["report"]["step_x_m"].as_f64().unwrap();
+    assert!(step < -0.04 && step > -0.09, "{step}");
+    assert_eq!(summary["report"]["cycles"], 2);
+    let csv = std::fs::read_to_string(dir.join("trajectory.csv")).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(
+        header.starts_with("time_s,com_x_m,com_y_m,com_z_m,heading_rad,roll_rad,joint_1_target_rad"),
+        "{header}"
+    );
+    assert!(header.ends_with("joint_8_angle_rad"));
+    assert_eq!(csv.lines().count(), 1 + 1 + 800);
+    let png = std::fs::read(dir.join("plot.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+}
+
+#[test]
+fn run_takes_worlds_and_refuses_bad_ones() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = scratch("run_maze");
+    let sdf = root.join("worlds/maze_sls.sdf");
+    let o = modbot(&[
+        "run",
+        "-r",
+        "pyp",
+        "-g",
+        "pyp_straight",
+        "--cycles",
+        "1",
+        "--warmup",
+        "1",
+        "-q",
+        "--world",
+        sdf.to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["world"], "maze_sls");
+
+    let bad = scratch("inside.yaml");
+    std::fs::write(
+        &bad,
+        "name: inside\nobstacles:\n  - {name: rock, kind: wall, position_m: [0.1, 0], size_m: [0.05, 0.05, 0.05]}\n",
+    )
+    .unwrap();
+    let o = modbot(&[
+        "run",
+        "--cycles",
+        "1",
+        "-q",
+        "--world",
+        bad.to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("rock"), "{}", stderr(&o));
+    let o = modbot(&["run", "--cycles", "1", "-q", "--world", "/nowhere/w.sdf"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = modbot(&["run", "--cycles", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn sweep_writes_table_and_heatmap() {
+    let dir = scratch("sweep");
+    let o = modbot(&[
+        "sweep",
+        "-r",
+        "pp:4",
+        "--x",
+        "A=20:40:20",
+        "--y",
+        "dphi=90:180:90",
+        "--cycles",
+        "1",
+        "--warmup",
+        "1",
+        "-q",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = std::fs::read_to_string(dir.join("table.csv")).unwrap();
+    assert_eq!(table.lines().count(), 1 + 4, "{table}");
+    assert!(table.starts_with("A,dphi,step_x_m"));
+    assert!(std::fs::read(dir.join("heatmap.png")).unwrap().starts_with(b"\x89PNG"));
+    let o = modbot(&["sweep", "--x", "A=1:0:1", "--y", "dphi=1:2:1"]);
+    assert_eq!(o.status.code(), Some(2));
+}
