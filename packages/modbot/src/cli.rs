@@ -36,6 +36,47 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Benchmarks; `modbot bench sim` measures the embedded simulator's speed.
     Bench(BenchArgs),
+    /// MoleMOD reconfiguration planning.
+    Molemod(MolemodArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MolemodArgs {
+    #[command(subcommand)]
+    pub what: MolemodWhat,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MolemodWhat {
+    /// Plan a task file (initial and goal grids, options) and print the frames.
+    Plan {
+        /// Task YAML.
+        task: PathBuf,
+        /// Print one JSON object (cost, actions, states, expansions, micros).
+        #[arg(long)]
+        json: bool,
+        /// Write an SVG storyboard.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+        /// Time limit, ms (Timeout beyond).
+        #[arg(long, default_value_t = 60_000)]
+        time_limit_ms: u64,
+        /// Heuristic: manhattan, source, strong or zero (default: the task's).
+        #[arg(long)]
+        heuristic: Option<String>,
+        /// Weight of h (≥ 1; > 1 is bounded-suboptimal).
+        #[arg(long)]
+        weight: Option<f64>,
+    },
+    /// Benchmark task families (row → L, column, stairs) on 5 × 5 up to 8 × 8, 1 to 6 robots.
+    Bench {
+        /// Time limit per task, ms.
+        #[arg(long, default_value_t = 10_000)]
+        time_limit_ms: u64,
+        /// Largest grid side (5 to 8).
+        #[arg(long, default_value_t = 6)]
+        max_size: usize,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -265,6 +306,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Run(args) => crate::run_cmd::run(&args),
         Command::Sweep(args) => crate::sweep_cmd::run(&args),
         Command::Bench(args) => crate::bench_cmd::run(&args),
+        Command::Molemod(args) => crate::molemod_cmd::run(&args),
     }
 }
 

@@ -5,6 +5,7 @@ mod cli;
 mod export_cmd;
 mod gait_cmd;
 mod list_cmd;
+mod molemod_cmd;
 mod plot;
 mod run_cmd;
 mod sim_setup;

@@ -371,3 +371,44 @@ fn sweep_writes_table_and_heatmap() {
     let o = modbot(&["sweep", "--x", "A=1:0:1", "--y", "dphi=1:2:1"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn molemod_plans_the_worked_example() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let task = root.join("config/molemod/row_to_l.yaml");
+    let svg = scratch("storyboard.svg");
+    let o = modbot(&[
+        "molemod",
+        "plan",
+        task.to_str().unwrap(),
+        "--json",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["cost"], 11);
+    assert_eq!(doc["actions"].as_array().unwrap().len(), 8);
+    assert!(doc["expansions"].as_u64().unwrap() > 0 && doc["micros"].is_u64());
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<svg") && text.matches("<circle").count() == 9,
+        "one robot in each of 9 frames"
+    );
+    let o = modbot(&["molemod", "plan", task.to_str().unwrap()]);
+    assert!(stdout(&o).starts_with("cost 11, 8 joint steps"), "{}", stdout(&o));
+
+    let bad = scratch("bad_task.yaml");
+    std::fs::write(&bad, "initial: \"2 1 1\"\ngoal: \"1 1 0\"\n").unwrap();
+    let o = modbot(&["molemod", "plan", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("3 modules, goal has 2"), "{}", stderr(&o));
+    let limited = scratch("limited_task.yaml");
+    let text = std::fs::read_to_string(&task)
+        .unwrap()
+        .replace("heuristic: manhattan", "heuristic: zero\n  max_expansions: 2");
+    std::fs::write(&limited, text).unwrap();
+    let o = modbot(&["molemod", "plan", limited.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("timeout"), "{}", stderr(&o));
+}

@@ -96,6 +96,9 @@ fn every_shipped_file_loads() {
                         );
                     }
                 }
+                (_, "molemod", "yaml") => {
+                    modbot_planner::molemod::Task::load(&path).unwrap();
+                }
                 (_, "urdf", "urdf") => {
                     let m =
                         modbot_description::UrdfModel::parse(&std::fs::read_to_string(&path).unwrap(), &rel).unwrap();

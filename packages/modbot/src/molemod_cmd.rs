@@ -1,0 +1,250 @@
+//! `modbot molemod`: plan MoleMOD reconfigurations, and benchmark the planner.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use modbot_planner::molemod::grid::Cell;
+use modbot_planner::molemod::{GridState, HeuristicKind, MoleError, Options, Plan, Task, check_plan, plan};
+use serde_json::json;
+
+use crate::cli::{BadInput, MolemodArgs, MolemodWhat};
+
+pub fn run(args: &MolemodArgs) -> Result<()> {
+    match &args.what {
+        MolemodWhat::Plan {
+            task,
+            json: as_json,
+            svg,
+            time_limit_ms,
+            heuristic,
+            weight,
+        } => {
+            let mut t = Task::load(task).map_err(|e| BadInput(e.to_string()))?;
+            if let Some(h) = heuristic {
+                t.options.heuristic = parse_heuristic(h)?;
+            }
+            if let Some(w) = weight {
+                t.options.weight = *w;
+            }
+            t.validate().map_err(|e| BadInput(e.to_string()))?;
+            let deadline = Instant::now() + Duration::from_millis(*time_limit_ms);
+            let p = plan(&t, Some(deadline), &|| false)?;
+            check_plan(&t, &p).context("the plan does not replay")?;
+            if let Some(path) = svg {
+                std::fs::write(path, storyboard(&p)).with_context(|| format!("writing {}", path.display()))?;
+                eprintln!("wrote {}", path.display());
+            }
+            if *as_json {
+                let actions: Vec<Vec<String>> = p
+                    .steps
+                    .iter()
+                    .map(|s| s.actions.iter().map(|a| a.to_string()).collect())
+                    .collect();
+                let states: Vec<String> = p.states.iter().map(|s| s.to_string()).collect();
+                let doc = json!({
+                    "cost": p.cost,
+                    "actions": actions,
+                    "states": states,
+                    "expansions": p.stats.expansions,
+                    "generated": p.stats.generated,
+                    "pruned": p.stats.pruned,
+                    "reopened": p.stats.reopened,
+                    "micros": p.stats.micros,
+                });
+                crate::cli::emit(serde_json::to_string_pretty(&doc)? + "\n")
+            } else {
+                crate::cli::emit(frames(&p))
+            }
+        }
+        MolemodWhat::Bench {
+            time_limit_ms,
+            max_size,
+        } => bench(*time_limit_ms, *max_size),
+    }
+}
+
+fn parse_heuristic(h: &str) -> Result<HeuristicKind> {
+    Ok(match h {
+        "manhattan" => HeuristicKind::Manhattan,
+        "source" => HeuristicKind::Source,
+        "strong" => HeuristicKind::Strong,
+        "zero" => HeuristicKind::Zero,
+        other => {
+            return Err(BadInput(format!(
+                "--heuristic {other}: expected manhattan, source, strong or zero"
+            ))
+            .into());
+        }
+    })
+}
+
+fn frames(p: &Plan) -> String {
+    let mut out = format!(
+        "cost {}, {} joint steps, {} actions, {} expansions, {} µs\n\nstate 0\n{}",
+        p.cost,
+        p.steps.len(),
+        p.action_count(),
+        p.stats.expansions,
+        p.stats.micros,
+        p.states[0]
+    );
+    for (k, step) in p.steps.iter().enumerate() {
+        let acts: Vec<String> = step.actions.iter().map(|a| a.to_string()).collect();
+        let _ = write!(out, "\nstep {}: {}\n{}", k + 1, acts.join(" + "), p.states[k + 1]);
+    }
+    out
+}
+
+/// An SVG storyboard: one frame per state, modules grey, robots orange.
+fn storyboard(p: &Plan) -> String {
+    let s0 = &p.states[0];
+    let cell = 24.0;
+    let (w, h) = (s0.cols() as f64 * cell, s0.rows() as f64 * cell);
+    let gap = 16.0;
+    let per_row = 6usize;
+    let n = p.states.len();
+    let rows = n.div_ceil(per_row);
+    let width = per_row.min(n) as f64 * (w + gap) + gap;
+    let height = rows as f64 * (h + gap + 18.0) + gap;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    );
+    for (k, s) in p.states.iter().enumerate() {
+        let x0 = gap + (k % per_row) as f64 * (w + gap);
+        let y0 = gap + (k / per_row) as f64 * (h + gap + 18.0) + 14.0;
+        let _ = writeln!(
+            svg,
+            "<text x=\"{x0}\" y=\"{}\">{}</text>",
+            y0 - 4.0,
+            if k == 0 {
+                "start".to_string()
+            } else {
+                format!("step {k}")
+            }
+        );
+        let _ = writeln!(
+            svg,
+            "<rect x=\"{x0}\" y=\"{y0}\" width=\"{w}\" height=\"{h}\" fill=\"none\" stroke=\"#999\"/>"
+        );
+        for i in 0..s.rows() * s.cols() {
+            let (r, c) = s.pos(i);
+            let (x, y) = (x0 + c as f64 * cell, y0 + r as f64 * cell);
+            match s.cell(i) {
+                Cell::Empty => {}
+                Cell::Module | Cell::Robot => {
+                    let _ = writeln!(
+                        svg,
+                        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#bbb\" stroke=\"#555\"/>",
+                        x + 1.0,
+                        y + 1.0,
+                        cell - 2.0,
+                        cell - 2.0
+                    );
+                    if s.cell(i) == Cell::Robot {
+                        let _ = writeln!(
+                            svg,
+                            "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"#e67e22\"/>",
+                            x + cell / 2.0,
+                            y + cell / 2.0,
+                            cell / 4.0
+                        );
+                    }
+                }
+            }
+        }
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// Task families on R × R grids with R modules in the bottom row and `robots` robots in
+/// the left-most modules.
+fn family(name: &str, size: usize, robots: usize) -> Result<(GridState, GridState)> {
+    let mut initial = GridState::empty(size, size)?;
+    let bottom = size - 1;
+    for c in 0..size {
+        initial.set(bottom * size + c, if c < robots { Cell::Robot } else { Cell::Module });
+    }
+    let mut goal = GridState::empty(size, size)?;
+    let n = size;
+    match name {
+        "row_to_l" => {
+            let v = n.div_ceil(2);
+            for k in 0..v {
+                goal.set((bottom - k) * size + 1, Cell::Module);
+            }
+            for c in 0..n - v {
+                goal.set(bottom * size + 2 + c, Cell::Module);
+            }
+        }
+        "row_to_column" => {
+            for k in 0..n {
+                goal.set((bottom - k) * size + size / 2, Cell::Module);
+            }
+        }
+        _ => {
+            // Stairs: column heights h, h−1, … from the left, totalling n.
+            let mut left = n;
+            let mut h = 1;
+            while h * (h + 1) / 2 < n {
+                h += 1;
+            }
+            for c in 0..size {
+                let take = h.saturating_sub(c).min(left);
+                for k in 0..take {
+                    goal.set((bottom - k) * size + c, Cell::Module);
+                }
+                left -= take;
+            }
+        }
+    }
+    Ok((initial, goal))
+}
+
+fn bench(time_limit_ms: u64, max_size: usize) -> Result<()> {
+    let mut out = String::from("family,size,robots,heuristic,result,cost,expansions,micros\n");
+    for size in 5..=max_size.clamp(5, 8) {
+        for fam in ["row_to_l", "row_to_column", "row_to_stairs"] {
+            for robots in 1..=6.min(size) {
+                for h in [HeuristicKind::Source, HeuristicKind::Strong] {
+                    let (initial, goal) = family(fam, size, robots)?;
+                    let options = Options {
+                        heuristic: h,
+                        ..Options::default()
+                    };
+                    let task = Task::new(initial, goal, options)?;
+                    let deadline = Instant::now() + Duration::from_millis(time_limit_ms);
+                    let started = Instant::now();
+                    let hname = if h == HeuristicKind::Source { "source" } else { "strong" };
+                    match plan(&task, Some(deadline), &|| false) {
+                        Ok(p) => {
+                            check_plan(&task, &p)?;
+                            let _ = writeln!(
+                                out,
+                                "{fam},{size},{robots},{hname},ok,{},{},{}",
+                                p.cost, p.stats.expansions, p.stats.micros
+                            );
+                        }
+                        Err(MoleError::Timeout { expansions, .. }) => {
+                            let _ = writeln!(
+                                out,
+                                "{fam},{size},{robots},{hname},timeout,nan,{expansions},{}",
+                                started.elapsed().as_micros()
+                            );
+                        }
+                        Err(MoleError::NoPath { expansions }) => {
+                            let _ = writeln!(
+                                out,
+                                "{fam},{size},{robots},{hname},no_path,nan,{expansions},{}",
+                                started.elapsed().as_micros()
+                            );
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+            }
+        }
+    }
+    crate::cli::emit(out)
+}
