@@ -245,3 +245,19 @@ proptest! {
         }
     }
 }
+
+/// The optional constraints: with support and connectivity required, the worked example
+/// still solves and every intermediate state obeys them.
+#[test]
+fn support_and_connectivity_options() {
+    use modbot_planner::molemod::actions::{connected, supported};
+    let mut t = task(INITIAL, GOAL, HeuristicKind::Strong);
+    t.options.require_support = true;
+    t.options.require_connected = true;
+    let p = plan(&t, None, &never).unwrap();
+    check_plan(&t, &p).unwrap();
+    assert!(p.states.iter().all(|s| supported(s) && connected(s)));
+    assert!(p.cost >= 11);
+    assert!(!connected(&GridState::parse("1 0 1", "g").unwrap()));
+    assert!(!supported(&GridState::parse("1 0\n0 1", "g").unwrap()));
+}

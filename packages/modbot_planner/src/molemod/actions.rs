@@ -300,6 +300,30 @@ pub fn supported(g: &GridState) -> bool {
     })
 }
 
+/// Do the modules form one 4-connected structure? (optional constraint, spec Q5)
+pub fn connected(g: &GridState) -> bool {
+    let cells = g.module_cells();
+    let Some(&start) = cells.first() else { return true };
+    let mut seen = vec![false; g.rows() * g.cols()];
+    let mut stack = vec![start];
+    seen[start] = true;
+    let mut count = 1;
+    while let Some(i) = stack.pop() {
+        let (r, c) = g.pos(i);
+        for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+            if let Some(j) = g.index(r + dr, c + dc)
+                && !seen[j]
+                && g.module_at(r + dr, c + dc)
+            {
+                seen[j] = true;
+                count += 1;
+                stack.push(j);
+            }
+        }
+    }
+    count == cells.len()
+}
+
 /// Every valid joint step from `g`, with the resulting state.
 pub fn joint_steps(g: &GridState, o: &Options) -> Vec<(JointStep, GridState)> {
     let robots = g.robot_cells();
@@ -349,7 +373,7 @@ impl Enumerator<'_> {
                 for a in &self.chosen {
                     a.apply(&mut next);
                 }
-                if !self.o.require_support || supported(&next) {
+                if (!self.o.require_support || supported(&next)) && (!self.o.require_connected || connected(&next)) {
                     self.out.push((
                         JointStep {
                             actions: self.chosen.clone(),

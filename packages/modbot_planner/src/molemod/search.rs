@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::molemod::actions::{JointStep, joint_steps, supported, valid};
+use crate::molemod::actions::{JointStep, connected, joint_steps, supported, valid};
 use crate::molemod::error::MoleError;
 use crate::molemod::grid::GridState;
 use crate::molemod::heuristic::Heuristic;
@@ -314,6 +314,9 @@ pub fn check_plan(task: &Task, plan: &Plan) -> Result<(), MoleError> {
         }
         if o.require_support && !supported(&next) {
             return Err(bad("a module is left unsupported".into()));
+        }
+        if o.require_connected && !connected(&next) {
+            return Err(bad("the structure falls apart".into()));
         }
         if next.robot_count() != robots || next.module_count() != s.module_count() {
             return Err(bad("robots or modules were lost".into()));

@@ -68,6 +68,8 @@ pub struct Options {
     pub goal_robots: bool,
     /// Every module must rest on the ground or on a module (off: seed fidelity, spec Q5).
     pub require_support: bool,
+    /// The modules must stay one 4-connected structure (off: seed fidelity, spec Q5).
+    pub require_connected: bool,
     /// Merge joint steps that reach the same state (robots are anonymous), keeping the
     /// cheapest: prunes symmetric joint steps.
     pub prune_symmetric: bool,
@@ -114,6 +116,7 @@ impl Default for Options {
             costs: Costs::default(),
             goal_robots: false,
             require_support: false,
+            require_connected: false,
             prune_symmetric: true,
             max_expansions: 5_000_000,
         }
