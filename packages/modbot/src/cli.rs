@@ -38,6 +38,21 @@ pub enum Command {
     Bench(BenchArgs),
     /// MoleMOD reconfiguration planning.
     Molemod(MolemodArgs),
+    /// Grid path planning: every scenario of a Moving AI .scen file, as CSV.
+    Plan(PlanArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PlanArgs {
+    /// Moving AI map (.map).
+    #[arg(long)]
+    pub map: PathBuf,
+    /// Moving AI scenarios (.scen).
+    #[arg(long)]
+    pub scen: PathBuf,
+    /// 4-connected moves (default: 8-connected, octile, no corner cutting).
+    #[arg(long)]
+    pub four: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -81,9 +96,12 @@ pub enum MolemodWhat {
 
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// What to measure.
-    #[arg(value_parser = ["sim"])]
+    /// What to measure: `sim` (physics speed) or `astar` (grid A* against `pathfinding`).
+    #[arg(value_parser = ["sim", "astar"])]
     pub what: String,
+    /// A* queries per map.
+    #[arg(long, default_value_t = 100)]
+    pub queries: usize,
     /// Simulated seconds per case.
     #[arg(long, default_value_t = 10.0)]
     pub seconds: f64,
@@ -305,8 +323,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Export(args) => crate::export_cmd::run(&args),
         Command::Run(args) => crate::run_cmd::run(&args),
         Command::Sweep(args) => crate::sweep_cmd::run(&args),
+        Command::Bench(args) if args.what == "astar" => crate::plan_cmd::bench(args.queries, &[256, 1024, 2048]),
         Command::Bench(args) => crate::bench_cmd::run(&args),
         Command::Molemod(args) => crate::molemod_cmd::run(&args),
+        Command::Plan(args) => crate::plan_cmd::run(&args),
     }
 }
 

@@ -6,6 +6,7 @@ mod export_cmd;
 mod gait_cmd;
 mod list_cmd;
 mod molemod_cmd;
+mod plan_cmd;
 mod plot;
 mod run_cmd;
 mod sim_setup;

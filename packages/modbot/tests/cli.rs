@@ -412,3 +412,31 @@ fn molemod_plans_the_worked_example() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("timeout"), "{}", stderr(&o));
 }
+
+#[test]
+fn plan_solves_moving_ai_scenarios() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/maps");
+    let map = dir.join("random-32-32-20.map");
+    let scen = dir.join("random-32-32-20.map.scen");
+    let o = modbot(&["plan", "--map", map.to_str().unwrap(), "--scen", scen.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let published: Vec<f64> = std::fs::read_to_string(&scen)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').nth(8).unwrap().parse().unwrap())
+        .collect();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "index,cost,expansions,micros");
+    assert_eq!(lines.len(), 1 + published.len());
+    for (l, want) in lines[1..].iter().zip(&published) {
+        let cost: f64 = l.split(',').nth(1).unwrap().parse().unwrap();
+        assert!((cost - want).abs() < 1e-6, "{l} vs {want}");
+    }
+    let bad = scratch("bad.map");
+    std::fs::write(&bad, "type octile\nheight 1\nwidth 2\nmap\n.\n").unwrap();
+    let o = modbot(&["plan", "--map", bad.to_str().unwrap(), "--scen", scen.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.map:5"), "{}", stderr(&o));
+}

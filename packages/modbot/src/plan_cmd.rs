@@ -1,0 +1,148 @@
+//! `modbot plan --map FILE.map --scen FILE.scen`: every scenario of a Moving AI file, as CSV.
+//! `modbot bench astar`: our A* against the `pathfinding` crate's on the same grids.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use anyhow::Result;
+use modbot_planner::grid::{AStar, Connectivity, GridMap, Occupancy, PlanError, parse_scen};
+
+use crate::cli::{BadInput, PlanArgs};
+
+pub fn run(args: &PlanArgs) -> Result<()> {
+    let map = GridMap::load_movingai(&args.map).map_err(|e| BadInput(e.to_string()))?;
+    let text = std::fs::read_to_string(&args.scen).map_err(|e| BadInput(format!("{}: {e}", args.scen.display())))?;
+    let scen = parse_scen(&text, &args.scen.display().to_string()).map_err(|e| BadInput(e.to_string()))?;
+    let conn = if args.four {
+        Connectivity::Four
+    } else {
+        Connectivity::Eight
+    };
+    let mut planner = AStar::new();
+    let mut out = String::from("index,cost,expansions,micros\n");
+    for (i, s) in scen.iter().enumerate() {
+        let t = Instant::now();
+        let r = planner.plan(&map, s.start, s.goal, conn, 0, &|| false);
+        let micros = t.elapsed().as_micros();
+        match r {
+            Ok(p) => {
+                let _ = writeln!(out, "{i},{},{},{micros}", p.cost, p.expansions);
+            }
+            Err(PlanError::NoPath { expansions }) => {
+                let _ = writeln!(out, "{i},nan,{expansions},{micros}");
+            }
+            Err(e) => {
+                let _ = writeln!(out, "{i},nan,0,{micros}");
+                eprintln!("scenario {i}: {e}");
+            }
+        }
+    }
+    crate::cli::emit(out)
+}
+
+fn random_map(n: usize, seed: u64) -> GridMap {
+    let mut m = GridMap::new(n, n, 1.0);
+    let mut x = seed | 1;
+    for y in 0..n {
+        for c in 0..n {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x % 5 == 0 {
+                m.set(c, y, Occupancy::Occupied);
+            }
+        }
+    }
+    m
+}
+
+/// The `pathfinding` crate's A* with the same moves and costs (integer-scaled √2 is not
+/// exact, so costs are f64 through ordered wrappers).
+fn pathfinding_astar(map: &GridMap, s: (usize, usize), g: (usize, usize)) -> Option<f64> {
+    use pathfinding::prelude::astar;
+    const SCALE: f64 = 1e9;
+    let succ = |&(x, y): &(usize, usize)| {
+        let mut v = Vec::with_capacity(8);
+        for dx in -1i64..=1 {
+            for dy in -1i64..=1 {
+                if dx == 0 && dy == 0 {
+                    continue;
+                }
+                let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                if !map.passable(nx, ny) {
+                    continue;
+                }
+                if dx != 0
+                    && dy != 0
+                    && !(map.passable(x as i64 + dx, y as i64) && map.passable(x as i64, y as i64 + dy))
+                {
+                    continue;
+                }
+                let c = if dx != 0 && dy != 0 {
+                    std::f64::consts::SQRT_2
+                } else {
+                    1.0
+                };
+                v.push(((nx as usize, ny as usize), (c * SCALE).round() as u64));
+            }
+        }
+        v
+    };
+    let h = |&(x, y): &(usize, usize)| {
+        let dx = (x as f64 - g.0 as f64).abs();
+        let dy = (y as f64 - g.1 as f64).abs();
+        ((dx.max(dy) + (std::f64::consts::SQRT_2 - 1.0) * dx.min(dy)) * SCALE).floor() as u64
+    };
+    astar(&s, succ, h, |p| *p == g).map(|(_, c)| c as f64 / SCALE)
+}
+
+pub fn bench(queries: usize, sizes: &[usize]) -> Result<()> {
+    let mut out = String::from("map,queries,modbot_ms,pathfinding_ms,speedup,max_cost_diff\n");
+    for &n in sizes {
+        let map = random_map(n, 0x9e37_79b9_7f4a_7c15 ^ n as u64);
+        let mut rng = 0x2545_f491_4f6c_dd1du64 ^ n as u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut pairs = Vec::new();
+        while pairs.len() < queries {
+            let (a, b) = (next() as usize % (n * n), next() as usize % (n * n));
+            let (s, g) = ((a % n, a / n), (b % n, b / n));
+            if map.passable(s.0 as i64, s.1 as i64) && map.passable(g.0 as i64, g.1 as i64) {
+                pairs.push((s, g));
+            }
+        }
+        let mut planner = AStar::new();
+        let t = Instant::now();
+        let ours: Vec<Option<f64>> = pairs
+            .iter()
+            .map(|&(s, g)| {
+                planner
+                    .plan(&map, s, g, Connectivity::Eight, 0, &|| false)
+                    .ok()
+                    .map(|p| p.cost)
+            })
+            .collect();
+        let ours_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let theirs: Vec<Option<f64>> = pairs.iter().map(|&(s, g)| pathfinding_astar(&map, s, g)).collect();
+        let theirs_ms = t.elapsed().as_secs_f64() * 1e3;
+        let mut diff: f64 = 0.0;
+        for (a, b) in ours.iter().zip(&theirs) {
+            match (a, b) {
+                (Some(a), Some(b)) => diff = diff.max((a - b).abs()),
+                (None, None) => {}
+                _ => diff = f64::INFINITY,
+            }
+        }
+        let _ = writeln!(
+            out,
+            "random-{n}-{n}-20,{queries},{ours_ms:.1},{theirs_ms:.1},{:.2},{diff:.2e}",
+            theirs_ms / ours_ms
+        );
+    }
+    crate::cli::emit(out)
+}
