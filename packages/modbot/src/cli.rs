@@ -177,6 +177,12 @@ pub struct RunArgs {
     /// Physics step in ms (default: the world's).
     #[arg(long)]
     pub step_ms: Option<f64>,
+    /// Solver iterations per physics step (default 4).
+    #[arg(long)]
+    pub solver_iterations: Option<usize>,
+    /// Gauss-Seidel sweeps per solver iteration (default 2).
+    #[arg(long)]
+    pub pgs_iterations: Option<usize>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

@@ -11,7 +11,7 @@ use modbot_sim::{Report, RunPlan, run_gait};
 use serde_json::json;
 
 use crate::cli::{BadInput, RunArgs};
-use crate::sim_setup::{scenario, setup};
+use crate::sim_setup::{scenario, setup_with};
 
 pub fn run(args: &RunArgs) -> Result<()> {
     if args.cycles == 0 {
@@ -21,7 +21,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let library = args.config.library()?;
     let scenario = scenario(args.world.as_deref())?;
     let step_s = args.step_ms.map(|ms| ms / 1000.0);
-    let mut s = setup(
+    let (iterations, pgs) = (args.solver_iterations, args.pgs_iterations);
+    let mut s = setup_with(
         &args.robot,
         &args.gait,
         &args.set,
@@ -29,6 +30,14 @@ pub fn run(args: &RunArgs) -> Result<()> {
         &catalog,
         &library,
         step_s,
+        &|st| {
+            if let Some(i) = iterations {
+                st.solver_iterations = i;
+            }
+            if let Some(p) = pgs {
+                st.pgs_iterations = p;
+            }
+        },
     )?;
     for note in &s.built.notes {
         eprintln!("note: {note}");

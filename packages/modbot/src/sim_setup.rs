@@ -60,6 +60,21 @@ pub fn setup(
     library: &GaitLibrary,
     step_s: Option<f64>,
 ) -> Result<Setup> {
+    setup_with(robot, gait, set, scenario, catalog, library, step_s, &|_| {})
+}
+
+/// [`setup`] with a hook to adjust the simulator settings.
+#[allow(clippy::too_many_arguments)]
+pub fn setup_with(
+    robot: &str,
+    gait: &str,
+    set: &[(String, f64)],
+    scenario: &Scenario,
+    catalog: &ModuleCatalog,
+    library: &GaitLibrary,
+    step_s: Option<f64>,
+    tune: &dyn Fn(&mut SimSettings),
+) -> Result<Setup> {
     let spec: RobotSpec = robot.parse()?;
     let topology = Topology::from_spec(&spec, catalog)?;
     let built = library.build(gait, &topology, catalog, set)?;
@@ -68,6 +83,7 @@ pub fn setup(
     if let Some(s) = step_s {
         settings.step_s = s;
     }
+    tune(&mut settings);
     let sim = Simulator::new(&robot, scenario, settings)?;
     let max_speeds = robot.servos.iter().map(|s| s.max_speed).collect();
     let body_length = topology

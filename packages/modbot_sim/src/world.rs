@@ -26,6 +26,8 @@ pub struct SimSettings {
     pub motor_damping: f64,
     /// Reflected rotor inertia added to each driven joint, kg·m².
     pub armature: f64,
+    /// Viscous damping of each driven joint, N·m·s/rad.
+    pub joint_damping: f64,
     /// Gap left under the robot at the start, m.
     pub start_clearance_m: f64,
 }
@@ -35,10 +37,11 @@ impl SimSettings {
     pub fn for_scenario(s: &Scenario) -> SimSettings {
         SimSettings {
             step_s: s.physics.step_s,
-            solver_iterations: 4,
-            pgs_iterations: 2,
+            solver_iterations: 8,
+            pgs_iterations: 4,
             motor_damping: 5.0,
             armature: 2e-5,
+            joint_damping: 0.0,
             start_clearance_m: 5e-4,
         }
     }
@@ -60,6 +63,9 @@ impl SimSettings {
         }
         if !(self.motor_damping.is_finite() && self.motor_damping > 0.0) {
             return Err(bad("motor_damping", self.motor_damping, "a finite number > 0"));
+        }
+        if !(self.joint_damping.is_finite() && self.joint_damping >= 0.0) {
+            return Err(bad("joint_damping", self.joint_damping, "a finite number >= 0"));
         }
         if !(self.armature.is_finite() && self.armature >= 0.0) {
             return Err(bad("armature", self.armature, "a finite number >= 0"));
@@ -457,16 +463,24 @@ impl Simulator {
             )));
         }
         let joints: Vec<DrivenJoint> = joints.into_iter().map(|(_, j)| j).collect();
-        if settings.armature > 0.0 {
-            for j in &joints {
-                if let Some((mb, link)) = world.multibody_joints.get_mut(j.handle) {
-                    let dof = mb.link(link).map(|l| l.assembly_id());
-                    if let Some(dof) = dof {
-                        let arm = mb.armature_mut();
-                        if dof < arm.len() {
-                            arm[dof] = settings.armature as f32;
-                        }
-                    }
+        // rapier gives every angular multibody DOF a default damping of 0.1 N·m·s/rad, the
+        // free root's included: a drag on the whole robot's rotation and, on a 0.314 N·m
+        // servo, a cap of 3.14 rad/s. The source's model has neither; the joints get the
+        // configured damping (0 by default) and the root none (decision 0012).
+        if let Some(j) = joints.first()
+            && let Some((mb, _)) = world.multibody_joints.get_mut(j.handle)
+        {
+            mb.damping_mut().fill(0.0);
+        }
+        for j in &joints {
+            if let Some((mb, link)) = world.multibody_joints.get_mut(j.handle)
+                && let Some(dof) = mb.link(link).map(|l| l.assembly_id())
+            {
+                if dof < mb.damping().len() {
+                    mb.damping_mut()[dof] = settings.joint_damping as f32;
+                }
+                if dof < mb.armature().len() {
+                    mb.armature_mut()[dof] = settings.armature as f32;
                 }
             }
         }

@@ -189,6 +189,30 @@ fn pyp_gaits() {
     let left = run("pyp", "pyp_turning", &[("O_h", 20.0)], 4);
     let right = run("pyp", "pyp_turning", &[("O_h", -20.0)], 4);
     assert!(left.heading_change_deg * right.heading_change_deg < 0.0 && left.heading_change_deg.abs() > 1.0);
+    // Rolling above A_min: about 2(W + H) = 4H per cycle (6.33), rolling a turn per cycle.
+    let roll = run("pyp", "pyp_rolling", &[], 4);
+    eprintln!(
+        "  PYP rolling: sim {:.1} cm, 4H {:.1} cm",
+        roll.step_y_m.abs() * 100.0,
+        4.0 * H * 100.0
+    );
+    assert!((roll.step_y_m.abs() / (4.0 * H) - 1.0).abs() < 0.3);
+    assert!(roll.roll_per_cycle_deg.abs() > 300.0);
+    // Rotation: grows with A_h as (6.37); at A_h = 40 and 60 within 40 % (decision 0012).
+    let mut angles = Vec::new();
+    for a_h in [20.0, 40.0, 60.0] {
+        let r = run("pyp", "pyp_rotation", &[("A_h", a_h)], 4);
+        let theory = predict::pyp_rotation(a_h);
+        eprintln!(
+            "  PYP rotation A_h = {a_h}: sim {:.1}°, (6.37) {theory:.1}°",
+            r.heading_change_deg.abs()
+        );
+        if a_h >= 40.0 {
+            assert!((r.heading_change_deg.abs() / theory - 1.0).abs() < 0.4);
+        }
+        angles.push(r.heading_change_deg.abs());
+    }
+    assert!(angles[0] < angles[1] && angles[1] < angles[2], "{angles:?}");
     let shift = run("pyp", "pyp_lateral_shift", &[], 4);
     let theory = predict::pyp_lateral_step(30.0, L);
     eprintln!(
@@ -198,4 +222,11 @@ fn pyp_gaits() {
     );
     assert!(shift.step_y_m.abs() > shift.step_x_m.abs());
     assert!(shift.step_y_m.abs() >= 0.7 * theory && shift.step_y_m.abs() < 2.0 * theory);
+}
+
+/// The minimal PP robot (Minicube-I) moves: a positive step for Δφ between 0 and 180.
+#[test]
+fn minimal_pp_moves() {
+    let r = run("pp:2", "caterpillar", &[("A", 60.0), ("dphi", 110.0)], 4);
+    assert!(r.step_x_m.abs() > 0.005 && r.step_y_m.abs() < 0.2 * r.step_x_m.abs());
 }
