@@ -415,7 +415,7 @@ fn molemod_plans_the_worked_example() {
 
 #[test]
 fn plan_solves_moving_ai_scenarios() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/maps");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../modbot_planner/tests/data");
     let map = dir.join("random-32-32-20.map");
     let scen = dir.join("random-32-32-20.map.scen");
     let o = modbot(&["plan", "--map", map.to_str().unwrap(), "--scen", scen.to_str().unwrap()]);

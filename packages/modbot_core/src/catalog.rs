@@ -132,14 +132,7 @@ impl ModuleCatalog {
     /// Parses and validates a catalog from YAML text; `origin` names the source in errors.
     pub fn from_yaml(text: &str, origin: &str) -> Result<Self> {
         let catalog: ModuleCatalog = parse_yaml(text, origin)?;
-        catalog.validate().map_err(|e| match e {
-            CoreError::Invalid { key, value, expected } => CoreError::Invalid {
-                key: format!("{origin}: {key}"),
-                value,
-                expected,
-            },
-            other => other,
-        })?;
+        catalog.validate().map_err(|e| e.in_file(origin))?;
         Ok(catalog)
     }
 

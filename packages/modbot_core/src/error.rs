@@ -100,6 +100,20 @@ impl CoreError {
     }
 }
 
+impl CoreError {
+    /// Names the file an [`CoreError::Invalid`] came from (`origin: key`); other errors pass.
+    pub fn in_file(self, origin: &str) -> Self {
+        match self {
+            CoreError::Invalid { key, value, expected } => CoreError::Invalid {
+                key: format!("{origin}: {key}"),
+                value,
+                expected,
+            },
+            other => other,
+        }
+    }
+}
+
 /// Reads a whole text file, mapping the I/O error to [`CoreError::Io`].
 pub fn read_text(path: &std::path::Path) -> Result<String> {
     std::fs::read_to_string(path).map_err(|e| CoreError::Io {

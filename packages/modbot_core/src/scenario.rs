@@ -317,14 +317,7 @@ impl Scenario {
     /// Parses and validates a scenario from YAML text.
     pub fn from_yaml(text: &str, origin: &str) -> Result<Scenario> {
         let s: Scenario = parse_yaml(text, origin)?;
-        s.validate().map_err(|e| match e {
-            CoreError::Invalid { key, value, expected } => CoreError::Invalid {
-                key: format!("{origin}: {key}"),
-                value,
-                expected,
-            },
-            other => other,
-        })?;
+        s.validate().map_err(|e| e.in_file(origin))?;
         Ok(s)
     }
 

@@ -116,7 +116,7 @@ proptest! {
 /// length reproduced.
 #[test]
 fn movingai_optimal_lengths() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/maps");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let mut checked = 0;
     for name in ["empty-16-16", "random-32-32-20"] {
         let map = GridMap::load_movingai(&dir.join(format!("{name}.map"))).unwrap();
