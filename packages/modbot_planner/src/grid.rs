@@ -45,6 +45,9 @@ pub enum PlanError {
         /// Cells expanded.
         expansions: u64,
     },
+    /// The request itself is unusable (e.g. a scenario without a goal).
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
     /// A map or scenario file is malformed.
     #[error("{origin}:{line}: {message}")]
     Malformed {

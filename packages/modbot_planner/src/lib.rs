@@ -2,3 +2,4 @@
 
 pub mod grid;
 pub mod molemod;
+pub mod strategic;
