@@ -38,18 +38,39 @@ pub enum Command {
     Bench(BenchArgs),
     /// MoleMOD reconfiguration planning.
     Molemod(MolemodArgs),
-    /// Grid path planning: every scenario of a Moving AI .scen file, as CSV.
+    /// Plan: a strategic plan for a scenario (`modbot plan scenario.yaml --goal x,y`), or
+    /// every scenario of a Moving AI file as CSV (`--map FILE.map --scen FILE.scen`).
     Plan(PlanArgs),
 }
 
 #[derive(Debug, clap::Args)]
 pub struct PlanArgs {
+    /// Scenario YAML for a strategic plan.
+    pub scenario: Option<PathBuf>,
+    /// Goal x,y in m (default: the scenario's).
+    #[arg(long, value_parser = parse_xy)]
+    pub goal: Option<[f64; 2]>,
+    /// Configurations available, comma separated.
+    #[arg(long, default_value = "single_module,quadruped,wheeled")]
+    pub available: String,
+    /// Configuration at the start.
+    #[arg(long, default_value = "single_module")]
+    pub start: String,
+    /// Capability table (default: the shipped config/capabilities.yaml).
+    #[arg(long)]
+    pub capabilities: Option<PathBuf>,
+    /// Use the source's template decomposition instead of the search.
+    #[arg(long)]
+    pub source_mode: bool,
+    /// Grid cell size for the search, m.
+    #[arg(long, default_value_t = 0.05)]
+    pub resolution: f64,
     /// Moving AI map (.map).
-    #[arg(long)]
-    pub map: PathBuf,
+    #[arg(long, requires = "scen")]
+    pub map: Option<PathBuf>,
     /// Moving AI scenarios (.scen).
-    #[arg(long)]
-    pub scen: PathBuf,
+    #[arg(long, requires = "map")]
+    pub scen: Option<PathBuf>,
     /// 4-connected moves (default: 8-connected, octile, no corner cutting).
     #[arg(long)]
     pub four: bool,
@@ -315,6 +336,16 @@ pub fn parse_set(s: &str) -> Result<(String, f64), String> {
         return Err(format!("`{s}`: the value must be finite"));
     }
     Ok((k.to_string(), v))
+}
+
+fn parse_xy(s: &str) -> Result<[f64; 2], String> {
+    let (x, y) = s.split_once(',').ok_or_else(|| format!("`{s}`: expected x,y"))?;
+    let p = |v: &str| {
+        v.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("`{s}`: `{v}` is not a number"))
+    };
+    Ok([p(x)?, p(y)?])
 }
 
 /// An error in what the user asked for (exit code 2), as opposed to a failure to do it.

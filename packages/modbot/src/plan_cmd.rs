@@ -10,14 +10,80 @@ use modbot_planner::grid::{AStar, Connectivity, GridMap, Occupancy, PlanError, p
 use crate::cli::{BadInput, PlanArgs};
 
 pub fn run(args: &PlanArgs) -> Result<()> {
-    let map = GridMap::load_movingai(&args.map).map_err(|e| BadInput(e.to_string()))?;
-    let text = std::fs::read_to_string(&args.scen).map_err(|e| BadInput(format!("{}: {e}", args.scen.display())))?;
-    let scen = parse_scen(&text, &args.scen.display().to_string()).map_err(|e| BadInput(e.to_string()))?;
-    let conn = if args.four {
-        Connectivity::Four
-    } else {
-        Connectivity::Eight
+    match (&args.map, &args.scen, &args.scenario) {
+        (Some(map), Some(scen), None) => movingai(map, scen, args.four),
+        (None, None, Some(scenario)) => strategic(args, scenario),
+        _ => Err(BadInput("give a scenario YAML, or --map FILE.map --scen FILE.scen".into()).into()),
+    }
+}
+
+fn strategic(args: &PlanArgs, path: &std::path::Path) -> Result<()> {
+    use modbot_planner::capabilities::Capabilities;
+    use modbot_planner::strategic::conf_req;
+    let mut scenario = modbot_core::Scenario::load(path)?;
+    if let Some(g) = args.goal {
+        scenario.goal = Some(g);
+    }
+    let caps = match &args.capabilities {
+        Some(p) => Capabilities::load(p).map_err(|e| BadInput(e.to_string()))?,
+        None => Capabilities::builtin(),
     };
+    let available: Vec<&str> = args
+        .available
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let bad = |e: PlanError| -> anyhow::Error {
+        match e {
+            PlanError::InvalidRequest(_) | PlanError::OutOfBounds { .. } | PlanError::Malformed { .. } => {
+                BadInput(e.to_string()).into()
+            }
+            other => other.into(),
+        }
+    };
+    let (rows, summary) = if args.source_mode {
+        let p = modbot_planner::strategic::source_decomposition(&scenario).map_err(bad)?;
+        (p.rows, "source template decomposition".to_string())
+    } else {
+        let p = modbot_planner::deliberative::plan(&scenario, &caps, &available, &args.start, args.resolution)
+            .map_err(bad)?;
+        let summary = format!(
+            "search: {:.0} s estimated, configurations {}, {} states expanded",
+            p.time_s,
+            p.configurations.join(" → "),
+            p.expansions
+        );
+        (p.plan.rows, summary)
+    };
+    let mut out = format!(
+        "{summary}
+row,conf_req,configuration,reference,lateral_m,longitudinal_m,yaw_deg,ability,action
+"
+    );
+    for (i, r) in rows.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{:.3},{:.3},{},{},{:?}",
+            i + 1,
+            conf_req(&r.configuration),
+            r.configuration,
+            r.reference,
+            r.lateral_m,
+            r.longitudinal_m,
+            r.yaw_deg,
+            u8::from(r.ability),
+            r.action
+        );
+    }
+    crate::cli::emit(out)
+}
+
+fn movingai(map_path: &std::path::Path, scen_path: &std::path::Path, four: bool) -> Result<()> {
+    let map = GridMap::load_movingai(map_path).map_err(|e| BadInput(e.to_string()))?;
+    let text = std::fs::read_to_string(scen_path).map_err(|e| BadInput(format!("{}: {e}", scen_path.display())))?;
+    let scen = parse_scen(&text, &scen_path.display().to_string()).map_err(|e| BadInput(e.to_string()))?;
+    let conn = if four { Connectivity::Four } else { Connectivity::Eight };
     let mut planner = AStar::new();
     let mut out = String::from("index,cost,expansions,micros\n");
     for (i, s) in scen.iter().enumerate() {

@@ -440,3 +440,37 @@ fn plan_solves_moving_ai_scenarios() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("bad.map:5"), "{}", stderr(&o));
 }
+
+#[test]
+fn plan_gives_the_strategic_plan_of_a_scenario() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let scen = root.join("worlds/obstacle_course.yaml");
+    let o = modbot(&["plan", scen.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("single_module → quadruped → wheeled"), "{text}");
+    let codes: Vec<&str> = text.lines().skip(2).map(|l| l.split(',').nth(1).unwrap()).collect();
+    assert_eq!(codes, ["1", "1", "1", "2", "2", "2"]);
+    let o = modbot(&["plan", scen.to_str().unwrap(), "--source-mode"]);
+    assert!(
+        stdout(&o).contains("4,2,wheeled,lath,0.000,-0.300,0,0,Drive"),
+        "{}",
+        stdout(&o)
+    );
+    let flat = root.join("worlds/flat.yaml");
+    let o = modbot(&["plan", flat.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no goal"));
+    let o = modbot(&[
+        "plan",
+        flat.to_str().unwrap(),
+        "--goal",
+        "1,0",
+        "--available",
+        "single_module,warp",
+        "--start",
+        "single_module",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("warp"), "{}", stderr(&o));
+}

@@ -48,6 +48,9 @@ fn every_shipped_file_loads() {
                 ("config/gaits.yaml", _, _) => {
                     modbot_gaits::GaitLibrary::load(&path).unwrap();
                 }
+                ("config/capabilities.yaml", _, _) => {
+                    modbot_planner::capabilities::Capabilities::load(&path).unwrap();
+                }
                 ("config/description.yaml", _, _) => {
                     modbot_description::DescriptionConfig::load(&path).unwrap();
                 }

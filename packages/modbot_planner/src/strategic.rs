@@ -9,31 +9,32 @@ use serde::Serialize;
 
 use crate::grid::PlanError;
 
-/// A robot configuration the strategic planner can ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Configuration {
-    /// The quadruped (the source's conf_req 1).
-    Quadruped,
-    /// The wheeled vehicle (the source's conf_req 2).
-    Wheeled,
+/// The source's conf_req code of a configuration name: 1 quadruped, 2 wheeled, 0 others.
+pub fn conf_req(configuration: &str) -> u8 {
+    match configuration {
+        "quadruped" => 1,
+        "wheeled" => 2,
+        _ => 0,
+    }
 }
 
-impl Configuration {
-    /// The source's conf_req code.
-    pub fn code(self) -> u8 {
-        match self {
-            Configuration::Quadruped => 1,
-            Configuration::Wheeled => 2,
-        }
-    }
+/// What a sub-goal asks the reactive layer to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Position control to the sub-goal with the configuration's gait.
+    Drive,
+    /// The quadruped's pass-over manoeuvre.
+    PassOver,
+    /// The wheeled vehicle's low pose, driving under.
+    PassUnder,
 }
 
 /// One sub-goal: the source's 6-field row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SubGoal {
-    /// Configuration required.
-    pub configuration: Configuration,
+    /// Configuration required (a key of the capability table).
+    pub configuration: String,
     /// Name of the reference object (an obstacle, or `target`).
     pub reference: String,
     /// Lateral offset in the reference object's frame, m.
@@ -44,6 +45,10 @@ pub struct SubGoal {
     pub yaw_deg: f64,
     /// Run the configuration's ability (pass over, pass under) instead of position control.
     pub ability: bool,
+    /// What to run.
+    pub action: Action,
+    /// The path segment to this sub-goal (world x, y), when a search produced it.
+    pub path: Vec<[f64; 2]>,
 }
 
 /// An ordered list of sub-goals.
@@ -53,14 +58,16 @@ pub struct StrategicPlan {
     pub rows: Vec<SubGoal>,
 }
 
-fn row(c: Configuration, reference: &str, long: f64, ability: bool) -> SubGoal {
+fn row(c: &str, reference: &str, long: f64, action: Option<Action>) -> SubGoal {
     SubGoal {
-        configuration: c,
+        configuration: c.to_string(),
         reference: reference.to_string(),
         lateral_m: 0.0,
         longitudinal_m: long,
         yaw_deg: 0.0,
-        ability,
+        ability: action.is_some(),
+        action: action.unwrap_or(Action::Drive),
+        path: Vec::new(),
     }
 }
 
@@ -90,18 +97,21 @@ pub fn source_decomposition(scenario: &Scenario) -> Result<StrategicPlan, PlanEr
     for o in &obstacles {
         match o.kind {
             ObstacleKind::GroundObstacle => {
-                rows.push(row(Configuration::Quadruped, &o.name, -0.1, false));
-                rows.push(row(Configuration::Quadruped, &o.name, 0.5, true));
-                rows.push(row(Configuration::Quadruped, &o.name, 0.5, false));
+                rows.push(row("quadruped", &o.name, -0.1, None));
+                rows.push(row("quadruped", &o.name, 0.5, Some(Action::PassOver)));
+                rows.push(row("quadruped", &o.name, 0.5, None));
             }
             _ => {
-                rows.push(row(Configuration::Wheeled, &o.name, -0.3, false));
-                rows.push(row(Configuration::Wheeled, &o.name, 0.3, true));
+                rows.push(row("wheeled", &o.name, -0.3, None));
+                rows.push(row("wheeled", &o.name, 0.3, Some(Action::PassUnder)));
             }
         }
     }
-    let last = rows.last().map(|r| r.configuration).unwrap_or(Configuration::Wheeled);
-    rows.push(row(last, "target", 0.0, false));
+    let last = rows
+        .last()
+        .map(|r| r.configuration.clone())
+        .unwrap_or_else(|| "wheeled".into());
+    rows.push(row(&last, "target", 0.0, None));
     Ok(StrategicPlan { rows })
 }
 
@@ -128,7 +138,7 @@ mod tests {
         for (r, w) in p.rows.iter().zip(want) {
             assert_eq!(
                 (
-                    r.configuration.code(),
+                    conf_req(&r.configuration),
                     r.reference.as_str(),
                     r.lateral_m,
                     r.longitudinal_m,
@@ -141,7 +151,7 @@ mod tests {
         // Lath nearer the start: the lath group first, the goal row quadruped.
         let swapped = text.replace("position_m: [1.0, 0.0]", "position_m: [2.9, 0.0]");
         let p = source_decomposition(&Scenario::from_yaml(&swapped, "x").unwrap()).unwrap();
-        let order: Vec<(u8, bool)> = p.rows.iter().map(|r| (r.configuration.code(), r.ability)).collect();
+        let order: Vec<(u8, bool)> = p.rows.iter().map(|r| (conf_req(&r.configuration), r.ability)).collect();
         assert_eq!(
             order,
             vec![(2, false), (2, true), (1, false), (1, true), (1, false), (1, false)]

@@ -1,0 +1,122 @@
+//! The capability table of the configurations (`config/capabilities.yaml`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::grid::PlanError;
+
+/// The shipped table, compiled in.
+pub const BUILTIN_CAPABILITIES_YAML: &str = include_str!("../../../config/capabilities.yaml");
+
+/// Crossing a ground obstacle with the configuration's ability.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PassOver {
+    /// Highest obstacle, m.
+    pub max_height_m: f64,
+    /// Speed while doing it, m/s.
+    pub speed_m_s: f64,
+}
+
+/// Passing under a lath in a low pose.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PassUnder {
+    /// Height in the low pose, m.
+    pub height_m: f64,
+    /// Speed in the low pose, m/s.
+    pub speed_m_s: f64,
+}
+
+/// What one configuration can do.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Capability {
+    /// Speed on flat ground, m/s.
+    pub speed_m_s: f64,
+    /// Width: the narrowest passage it fits, m.
+    pub width_m: f64,
+    /// Height: the lowest clearance it passes under normally, m.
+    pub height_m: f64,
+    /// Highest step it crosses without an ability, m.
+    pub max_step_m: f64,
+    /// Pass-over ability.
+    #[serde(default)]
+    pub pass_over: Option<PassOver>,
+    /// Pass-under ability.
+    #[serde(default)]
+    pub pass_under: Option<PassUnder>,
+}
+
+/// All configurations and the reconfiguration time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Capabilities {
+    /// Time to reconfigure, s.
+    pub reconfigure_s: f64,
+    /// By name.
+    pub configurations: BTreeMap<String, Capability>,
+}
+
+impl Capabilities {
+    /// Parses and checks a table.
+    pub fn from_yaml(text: &str, origin: &str) -> Result<Capabilities, PlanError> {
+        let bad = |message: String| PlanError::Malformed {
+            origin: origin.to_string(),
+            line: 0,
+            message,
+        };
+        let c: Capabilities = serde_yaml_ng::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let pos = |key: String, v: f64| -> Result<(), PlanError> {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(bad(format!("{key} = {v}: expected a finite number > 0")))
+            }
+        };
+        pos("reconfigure_s".into(), c.reconfigure_s)?;
+        for (name, k) in &c.configurations {
+            pos(format!("configurations.{name}.speed_m_s"), k.speed_m_s)?;
+            pos(format!("configurations.{name}.width_m"), k.width_m)?;
+            pos(format!("configurations.{name}.height_m"), k.height_m)?;
+            if !(k.max_step_m.is_finite() && k.max_step_m >= 0.0) {
+                return Err(bad(format!(
+                    "configurations.{name}.max_step_m = {}: expected ≥ 0",
+                    k.max_step_m
+                )));
+            }
+            if let Some(p) = k.pass_over {
+                pos(format!("configurations.{name}.pass_over.max_height_m"), p.max_height_m)?;
+                pos(format!("configurations.{name}.pass_over.speed_m_s"), p.speed_m_s)?;
+            }
+            if let Some(p) = k.pass_under {
+                pos(format!("configurations.{name}.pass_under.height_m"), p.height_m)?;
+                pos(format!("configurations.{name}.pass_under.speed_m_s"), p.speed_m_s)?;
+            }
+        }
+        if c.configurations.is_empty() {
+            return Err(bad("configurations: none".into()));
+        }
+        Ok(c)
+    }
+
+    /// Loads a table.
+    pub fn load(path: &Path) -> Result<Capabilities, PlanError> {
+        let text = std::fs::read_to_string(path).map_err(|e| PlanError::Malformed {
+            origin: path.display().to_string(),
+            line: 0,
+            message: e.to_string(),
+        })?;
+        Self::from_yaml(&text, &path.display().to_string())
+    }
+
+    /// The shipped table.
+    pub fn builtin() -> Capabilities {
+        // A test loads the shipped file; failing here is a build defect, not user input.
+        #[allow(clippy::expect_used)]
+        Self::from_yaml(BUILTIN_CAPABILITIES_YAML, "config/capabilities.yaml")
+            .expect("shipped config/capabilities.yaml is valid")
+    }
+}
