@@ -4,4 +4,5 @@ pub mod capabilities;
 pub mod deliberative;
 pub mod grid;
 pub mod molemod;
+pub mod sequencer;
 pub mod strategic;

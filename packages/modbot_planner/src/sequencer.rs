@@ -1,0 +1,303 @@
+//! The reactive sequencer (seed-000 §6.5): executes a strategic plan row by row. It
+//! reassembles when the row's configuration differs from the current one, runs the ability
+//! when the row says so, otherwise drives to the sub-goal; it advances within tolerance and
+//! asks for a replan when a row is blocked or times out. It is written against plain
+//! inputs (pose, configuration, blocked flag, time), so the embedded simulator, a fake or
+//! ROS topics (`executive_node`) can drive it.
+
+use std::collections::BTreeMap;
+
+use crate::strategic::{Action, StrategicPlan};
+
+/// A planar pose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pose2 {
+    /// x, m.
+    pub x: f64,
+    /// y, m.
+    pub y: f64,
+    /// Heading, rad.
+    pub yaw: f64,
+}
+
+/// What the sequencer asks the acting layer to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Assemble or reassemble into this configuration.
+    Reconfigure(String),
+    /// Drive to the pose with the configuration's position control.
+    Drive(Pose2),
+    /// Run the ability towards the pose.
+    Ability(Action, Pose2),
+}
+
+/// The outcome of one tick.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tick {
+    /// Keep doing this.
+    Command(Command),
+    /// Row `n` (0-based) was reached; the next tick starts the next row.
+    Reached(usize),
+    /// Every row is done.
+    Done,
+    /// Row `n` cannot be completed: blocked or out of time. The caller replans from here.
+    Replan {
+        /// The row.
+        row: usize,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Tolerances and limits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SequencerSettings {
+    /// Position tolerance, m (the source: 0.1).
+    pub position_m: f64,
+    /// Heading tolerance for configurations that align, rad (the source: 1°).
+    pub yaw_rad: f64,
+    /// Time allowed per row before asking for a replan, s.
+    pub row_timeout_s: f64,
+}
+
+impl Default for SequencerSettings {
+    fn default() -> Self {
+        SequencerSettings {
+            position_m: 0.1,
+            yaw_rad: 1f64.to_radians(),
+            row_timeout_s: 600.0,
+        }
+    }
+}
+
+/// The sequencer's state.
+#[derive(Debug, Clone)]
+pub struct Sequencer {
+    plan: StrategicPlan,
+    references: BTreeMap<String, Pose2>,
+    settings: SequencerSettings,
+    row: usize,
+    row_started: Option<f64>,
+}
+
+impl Sequencer {
+    /// A sequencer for a plan; `references` gives each reference object's pose (obstacles
+    /// and `target`).
+    pub fn new(plan: StrategicPlan, references: BTreeMap<String, Pose2>, settings: SequencerSettings) -> Sequencer {
+        Sequencer {
+            plan,
+            references,
+            settings,
+            row: 0,
+            row_started: None,
+        }
+    }
+
+    /// The current row (0-based).
+    pub fn row(&self) -> usize {
+        self.row
+    }
+
+    /// The sub-goal pose of a row: reference + R(yaw_ref)·(longitudinal, lateral), heading
+    /// yaw_ref + yaw offset (the source's `goal = ref + R(ref_yaw)(long, lat)`).
+    pub fn target(&self, row: usize) -> Option<Pose2> {
+        let r = self.plan.rows.get(row)?;
+        let reference = self.references.get(&r.reference)?;
+        let (c, s) = (reference.yaw.cos(), reference.yaw.sin());
+        Some(Pose2 {
+            x: reference.x + c * r.longitudinal_m - s * r.lateral_m,
+            y: reference.y + s * r.longitudinal_m + c * r.lateral_m,
+            yaw: reference.yaw + r.yaw_deg.to_radians(),
+        })
+    }
+
+    /// One step of the sense → sequence → act loop.
+    pub fn tick(&mut self, now: f64, pose: Pose2, configuration: &str, blocked: bool) -> Tick {
+        let Some(row) = self.plan.rows.get(self.row).cloned() else {
+            return Tick::Done;
+        };
+        let started = *self.row_started.get_or_insert(now);
+        if blocked || now - started > self.settings.row_timeout_s {
+            return Tick::Replan {
+                row: self.row,
+                reason: if blocked {
+                    "blocked".into()
+                } else {
+                    format!("no progress in {} s", self.settings.row_timeout_s)
+                },
+            };
+        }
+        if row.configuration != configuration {
+            return Tick::Command(Command::Reconfigure(row.configuration.clone()));
+        }
+        let Some(target) = self.target(self.row) else {
+            return Tick::Replan {
+                row: self.row,
+                reason: format!("unknown reference object `{}`", row.reference),
+            };
+        };
+        let dist = (target.x - pose.x).hypot(target.y - pose.y);
+        // Wheeled sub-goals also align to the reference's heading (the source's ±1°).
+        let aligned = row.configuration != "wheeled"
+            || row.ability
+            || ((pose.yaw - target.yaw + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU)
+                - std::f64::consts::PI)
+                .abs()
+                <= self.settings.yaw_rad;
+        if dist <= self.settings.position_m && aligned {
+            let done = self.row;
+            self.row += 1;
+            self.row_started = None;
+            return Tick::Reached(done);
+        }
+        Tick::Command(if row.ability {
+            Command::Ability(row.action, target)
+        } else {
+            Command::Drive(target)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategic::source_decomposition;
+    use modbot_core::Scenario;
+
+    /// A fake robot: moves towards its command at a speed, turns to align, and takes a
+    /// fixed time to reconfigure.
+    struct FakeRobot {
+        pose: Pose2,
+        configuration: String,
+        busy_until: f64,
+        reconfigurations: Vec<String>,
+        abilities: Vec<Action>,
+        stuck_at_x: Option<f64>,
+    }
+
+    impl FakeRobot {
+        fn act(&mut self, now: f64, dt: f64, c: &Command) {
+            if now < self.busy_until {
+                return;
+            }
+            match c {
+                Command::Reconfigure(to) => {
+                    self.configuration = to.clone();
+                    self.busy_until = now + 5.0;
+                    self.reconfigurations.push(to.clone());
+                }
+                Command::Drive(t) | Command::Ability(_, t) => {
+                    if let Command::Ability(a, _) = c
+                        && self.abilities.last() != Some(a)
+                    {
+                        self.abilities.push(*a);
+                    }
+                    let (dx, dy) = (t.x - self.pose.x, t.y - self.pose.y);
+                    let d = dx.hypot(dy);
+                    let step = (0.1 * dt).min(d);
+                    if d > 1e-9 {
+                        let nx = self.pose.x + step * dx / d;
+                        if self.stuck_at_x.is_some_and(|x| nx > x) {
+                            return;
+                        }
+                        self.pose.x = nx;
+                        self.pose.y += step * dy / d;
+                    }
+                    if d < 0.05 {
+                        let e = t.yaw - self.pose.yaw;
+                        self.pose.yaw += e.clamp(-0.5 * dt, 0.5 * dt);
+                    }
+                }
+            }
+        }
+    }
+
+    fn setup(stuck_at_x: Option<f64>) -> (Sequencer, FakeRobot) {
+        let s = Scenario::from_yaml(include_str!("../../../worlds/obstacle_course.yaml"), "oc").unwrap();
+        let plan = source_decomposition(&s).unwrap();
+        let mut refs = BTreeMap::new();
+        for o in &s.obstacles {
+            refs.insert(
+                o.name.clone(),
+                Pose2 {
+                    x: o.position_m[0],
+                    y: o.position_m[1],
+                    yaw: o.yaw_deg.to_radians(),
+                },
+            );
+        }
+        let g = s.goal.unwrap();
+        refs.insert(
+            "target".into(),
+            Pose2 {
+                x: g[0],
+                y: g[1],
+                yaw: 0.0,
+            },
+        );
+        let settings = SequencerSettings {
+            row_timeout_s: 120.0,
+            ..SequencerSettings::default()
+        };
+        let robot = FakeRobot {
+            pose: Pose2 {
+                x: 0.0,
+                y: 0.0,
+                yaw: 0.3,
+            },
+            configuration: "single_module".into(),
+            busy_until: 0.0,
+            reconfigurations: Vec::new(),
+            abilities: Vec::new(),
+            stuck_at_x,
+        };
+        (Sequencer::new(plan, refs, settings), robot)
+    }
+
+    #[test]
+    fn executes_the_source_plan() {
+        let (mut seq, mut robot) = setup(None);
+        let dt = 0.1;
+        let mut reached = Vec::new();
+        let mut t = 0.0;
+        loop {
+            match seq.tick(t, robot.pose, &robot.configuration.clone(), false) {
+                Tick::Command(c) => robot.act(t, dt, &c),
+                Tick::Reached(n) => reached.push(n),
+                Tick::Done => break,
+                Tick::Replan { row, reason } => panic!("replan at row {row}: {reason}"),
+            }
+            t += dt;
+            assert!(t < 2000.0, "stuck at row {}", seq.row());
+        }
+        assert_eq!(reached, vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(robot.reconfigurations, vec!["quadruped", "wheeled"]);
+        assert_eq!(robot.abilities, vec![Action::PassOver, Action::PassUnder]);
+        assert!((robot.pose.x - 3.5).abs() <= 0.1 && robot.pose.y.abs() <= 0.1);
+        assert!(
+            robot.pose.yaw.abs() <= 1f64.to_radians(),
+            "the wheeled goal aligns to the target's yaw"
+        );
+    }
+
+    #[test]
+    fn asks_for_a_replan_when_stuck_or_blocked() {
+        let (mut seq, mut robot) = setup(Some(2.0));
+        let dt = 0.1;
+        let mut t = 0.0;
+        let outcome = loop {
+            match seq.tick(t, robot.pose, &robot.configuration.clone(), false) {
+                Tick::Command(c) => robot.act(t, dt, &c),
+                Tick::Reached(_) => {}
+                other => break other,
+            }
+            t += dt;
+        };
+        assert!(matches!(outcome, Tick::Replan { row: 3, .. }), "{outcome:?}");
+        let (mut seq, robot) = setup(None);
+        assert!(matches!(
+            seq.tick(0.0, robot.pose, "single_module", true),
+            Tick::Replan { row: 0, .. }
+        ));
+    }
+}
