@@ -65,6 +65,9 @@ pub struct PlanArgs {
     /// Grid cell size for the search, m.
     #[arg(long, default_value_t = 0.05)]
     pub resolution: f64,
+    /// Write a PNG of the terrain, path and sub-goals (search mode).
+    #[arg(long, value_name = "FILE")]
+    pub png: Option<PathBuf>,
     /// Moving AI map (.map).
     #[arg(long, requires = "scen")]
     pub map: Option<PathBuf>,

@@ -48,6 +48,13 @@ fn strategic(args: &PlanArgs, path: &std::path::Path) -> Result<()> {
     } else {
         let p = modbot_planner::deliberative::plan(&scenario, &caps, &available, &args.start, args.resolution)
             .map_err(bad)?;
+        if let Some(png) = &args.png {
+            let map =
+                modbot_planner::deliberative::TerrainMap::from_scenario(&scenario, args.resolution).map_err(bad)?;
+            let title = format!("{}: {}", scenario.name, p.configurations.join(" → "));
+            crate::plot::strategic_plot(png, &title, &map, &p.plan.rows)?;
+            eprintln!("wrote {}", png.display());
+        }
         let summary = format!(
             "search: {:.0} s estimated, configurations {}, {} states expanded",
             p.time_s,

@@ -152,3 +152,77 @@ fn bounds(v: &[f64]) -> (f64, f64) {
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
     if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) }
 }
+
+/// A strategic plan over its terrain: walls black, ground obstacles brown, laths blue, the
+/// path coloured by configuration, sub-goals as circles (filled where an ability runs).
+pub fn strategic_plot(
+    path: &Path,
+    title: &str,
+    map: &modbot_planner::deliberative::TerrainMap,
+    rows: &[modbot_planner::strategic::SubGoal],
+) -> Result<()> {
+    register_font();
+    let root = BitMapBackend::new(path, (1000, 700)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let r = map.resolution;
+    let (x0, y0) = (map.origin[0] - r / 2.0, map.origin[1] - r / 2.0);
+    let (x1, y1) = (x0 + map.nx as f64 * r, y0 + map.ny as f64 * r);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("x (m)")
+        .y_desc("y (m)")
+        .disable_mesh()
+        .draw()
+        .map_err(err)?;
+    let cells = map.cells.iter().enumerate().filter_map(|(k, t)| {
+        let color = if t.wall {
+            RGBColor(30, 30, 30)
+        } else if t.step_m > 0.0 {
+            RGBColor(160, 110, 60)
+        } else if t.clearance_m.is_finite() {
+            RGBColor(90, 140, 230)
+        } else {
+            return None;
+        };
+        let p = map.point(k);
+        Some(Rectangle::new(
+            [(p[0] - r / 2.0, p[1] - r / 2.0), (p[0] + r / 2.0, p[1] + r / 2.0)],
+            color.filled(),
+        ))
+    });
+    chart.draw_series(cells).map_err(err)?;
+    let names: Vec<&str> = {
+        let mut v: Vec<&str> = rows.iter().map(|r| r.configuration.as_str()).collect();
+        v.dedup();
+        v
+    };
+    for row in rows {
+        let k = names.iter().position(|n| *n == row.configuration).unwrap_or(0);
+        let color = Palette99::pick(k + 1).to_rgba();
+        chart
+            .draw_series(LineSeries::new(
+                row.path.iter().map(|p| (p[0], p[1])),
+                color.stroke_width(3),
+            ))
+            .map_err(err)?;
+        if let Some(end) = row.path.last() {
+            let style = if row.ability {
+                color.filled()
+            } else {
+                color.stroke_width(2)
+            };
+            chart
+                .draw_series([Circle::new((end[0], end[1]), 6, style)])
+                .map_err(err)?;
+        }
+    }
+    root.present().with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}

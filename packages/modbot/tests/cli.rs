@@ -445,8 +445,10 @@ fn plan_solves_moving_ai_scenarios() {
 fn plan_gives_the_strategic_plan_of_a_scenario() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let scen = root.join("worlds/obstacle_course.yaml");
-    let o = modbot(&["plan", scen.to_str().unwrap()]);
+    let png = scratch("plan.png");
+    let o = modbot(&["plan", scen.to_str().unwrap(), "--png", png.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
     let text = stdout(&o);
     assert!(text.contains("single_module → quadruped → wheeled"), "{text}");
     let codes: Vec<&str> = text.lines().skip(2).map(|l| l.split(',').nth(1).unwrap()).collect();
