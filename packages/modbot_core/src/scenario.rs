@@ -109,6 +109,8 @@ pub enum ObstacleKind {
     Lath,
     /// A low bump across a corridor.
     Bump,
+    /// A patch of rough ground (a thin plate): passable, slower.
+    Rough,
 }
 
 /// One obstacle.

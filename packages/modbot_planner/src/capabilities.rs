@@ -30,8 +30,12 @@ pub struct PassUnder {
     pub speed_m_s: f64,
 }
 
+fn default_rough() -> f64 {
+    0.5
+}
+
 /// What one configuration can do.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Capability {
     /// Speed on flat ground, m/s.
@@ -42,6 +46,11 @@ pub struct Capability {
     pub height_m: f64,
     /// Highest step it crosses without an ability, m.
     pub max_step_m: f64,
+    /// Speed on rough ground as a fraction of `speed_m_s`.
+    #[serde(default = "default_rough")]
+    pub rough_speed_factor: f64,
+    /// The gait it drives with (a gait name, or the configuration's own motion).
+    pub gait: String,
     /// Pass-over ability.
     #[serde(default)]
     pub pass_over: Option<PassOver>,
@@ -81,6 +90,12 @@ impl Capabilities {
             pos(format!("configurations.{name}.speed_m_s"), k.speed_m_s)?;
             pos(format!("configurations.{name}.width_m"), k.width_m)?;
             pos(format!("configurations.{name}.height_m"), k.height_m)?;
+            if !(k.rough_speed_factor.is_finite() && k.rough_speed_factor > 0.0 && k.rough_speed_factor <= 1.0) {
+                return Err(bad(format!(
+                    "configurations.{name}.rough_speed_factor = {}: expected (0, 1]",
+                    k.rough_speed_factor
+                )));
+            }
             if !(k.max_step_m.is_finite() && k.max_step_m >= 0.0) {
                 return Err(bad(format!(
                     "configurations.{name}.max_step_m = {}: expected ≥ 0",

@@ -24,6 +24,8 @@ pub struct Terrain {
     pub clearance_m: f64,
     /// Index of the named obstacle here.
     pub obstacle: Option<usize>,
+    /// Rough ground: passable at the configuration's rough-ground factor.
+    pub rough: bool,
 }
 
 /// The scenario rasterised.
@@ -87,6 +89,7 @@ impl TerrainMap {
                 step_m: 0.0,
                 clearance_m: f64::INFINITY,
                 obstacle: None,
+                rough: false,
             };
             nx * ny
         ];
@@ -117,6 +120,7 @@ impl TerrainMap {
                             cell.obstacle = owner.or(cell.obstacle);
                         }
                         ObstacleKind::Lath => cell.wall = true, // a post
+                        ObstacleKind::Rough => cell.rough = true,
                     }
                 }
             }
@@ -203,7 +207,8 @@ fn crossing(t: &Terrain, wall_distance: f64, k: &Capability) -> Option<(Action, 
         return None;
     }
     if t.step_m <= k.max_step_m && t.clearance_m >= k.height_m {
-        return Some((Action::Drive, k.speed_m_s));
+        let factor = if t.rough { k.rough_speed_factor } else { 1.0 };
+        return Some((Action::Drive, k.speed_m_s * factor));
     }
     if let Some(p) = k.pass_over
         && t.step_m <= p.max_height_m
@@ -358,6 +363,13 @@ pub fn plan(
         trail.push(p);
     }
     trail.reverse();
+    let gait_of = |n: &str| {
+        capabilities
+            .configurations
+            .get(n)
+            .map(|c| c.gait.clone())
+            .unwrap_or_default()
+    };
     let mut rows = Vec::new();
     let mut used = vec![configs[k0].0.to_string()];
     let mut segment: Vec<[f64; 2]> = Vec::new();
@@ -394,6 +406,7 @@ pub fn plan(
                 yaw_deg: 0.0,
                 ability: false,
                 action: Action::Drive,
+                gait: gait_of(name),
                 path: std::mem::take(&mut segment),
             });
             let mut m = k;
@@ -416,6 +429,7 @@ pub fn plan(
                 yaw_deg: 0.0,
                 ability: true,
                 action,
+                gait: gait_of(name),
                 path: std::mem::take(&mut segment),
             });
             if action == Action::PassOver {
@@ -427,6 +441,7 @@ pub fn plan(
                     yaw_deg: 0.0,
                     ability: false,
                     action: Action::Drive,
+                    gait: gait_of(name),
                     path: Vec::new(),
                 });
             }
@@ -437,6 +452,7 @@ pub fn plan(
     }
     let last = used.last().cloned().unwrap_or_default();
     rows.push(SubGoal {
+        gait: gait_of(&last),
         configuration: last,
         reference: "target".into(),
         lateral_m: 0.0,

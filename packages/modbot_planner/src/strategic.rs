@@ -47,6 +47,9 @@ pub struct SubGoal {
     pub ability: bool,
     /// What to run.
     pub action: Action,
+    /// The gait the configuration drives with (from the capability table; empty in the
+    /// source mode, which has none).
+    pub gait: String,
     /// The path segment to this sub-goal (world x, y), when a search produced it.
     pub path: Vec<[f64; 2]>,
 }
@@ -67,6 +70,7 @@ fn row(c: &str, reference: &str, long: f64, action: Option<Action>) -> SubGoal {
         yaw_deg: 0.0,
         ability: action.is_some(),
         action: action.unwrap_or(Action::Drive),
+        gait: String::new(),
         path: Vec::new(),
     }
 }

@@ -58,6 +58,23 @@ fn the_source_scene_gives_the_source_configurations() {
     assert!(p.plan.rows[0].longitudinal_m < 0.0 && p.plan.rows[1].longitudinal_m > 0.0);
     assert!(p.plan.rows[3].longitudinal_m < 0.0 && p.plan.rows[4].longitudinal_m > 0.0);
     assert!(p.time_s > 2.0 * caps.reconfigure_s);
+    assert_eq!(p.plan.rows[0].gait, "trot");
+    assert_eq!(p.plan.rows[5].gait, "skid_steer");
+}
+
+/// Rough ground is passable but slower: the plan takes longer, or goes around.
+#[test]
+fn rough_ground_slows_the_plan() {
+    let caps = Capabilities::builtin();
+    let flat = corridor("", 0.6);
+    let rough = corridor(
+        "  - {name: gravel, kind: rough, position_m: [1.5, 0], size_m: [1.0, 0.6, 0.01]}\n",
+        0.6,
+    );
+    let a = plan(&flat, &caps, &["wheeled"], "wheeled", 0.05).unwrap();
+    let b = plan(&rough, &caps, &["wheeled"], "wheeled", 0.05).unwrap();
+    // 1 m at 0.4 × 0.15 m/s instead of 0.15 m/s: about 10 s more.
+    assert!(b.time_s > a.time_s + 8.0, "{} vs {}", a.time_s, b.time_s);
 }
 
 #[test]

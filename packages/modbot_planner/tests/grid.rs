@@ -73,7 +73,7 @@ fn random_map(w: usize, h: usize, seed: u64, density: f64) -> GridMap {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
     #[test]
     fn astar_is_optimal_and_valid(w in 2usize..20, h in 2usize..20, seed in any::<u64>(), density in 0.0f64..0.4,
