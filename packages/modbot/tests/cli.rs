@@ -35,7 +35,7 @@ fn gaits_lists_every_gait_and_preset() {
     for g in modbot_gaits::GAITS {
         assert!(text.contains(g.name), "{} missing", g.name);
     }
-    assert!(text.contains("hypercube_sidewinding") && text.contains("amplitude_deg") && text.contains("default 110"));
+    assert!(text.contains("hypercube_sidewinding") && text.contains("amplitude_deg") && text.contains("default -110"));
     let o = modbot(&["gaits", "--json"]);
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["gaits"].as_array().unwrap().len(), modbot_gaits::GAITS.len());

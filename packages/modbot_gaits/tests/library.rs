@@ -209,7 +209,7 @@ fn gait_files_are_checked() {
     }
     let lib = lib.merged("gaits:\n  caterpillar: {A: 20}\n", "user.yaml").unwrap();
     assert_eq!(lib.default_of("caterpillar", "amplitude_deg"), Some(20.0));
-    assert_eq!(lib.default_of("caterpillar", "phase_diff_deg"), Some(110.0));
+    assert_eq!(lib.default_of("caterpillar", "phase_diff_deg"), Some(-110.0));
 }
 
 #[test]

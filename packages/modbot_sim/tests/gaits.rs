@@ -98,12 +98,15 @@ fn in_phase_and_anti_phase_do_not_move() {
 #[test]
 fn py_straight_moves_along_the_axis() {
     let f = run("py:8", "straight", &[], 4);
-    let b = run("py:8", "straight", &[("dphi_v", -120.0)], 4);
+    let b = run("py:8", "straight", &[("dphi_v", 120.0)], 4);
     for r in [&f, &b] {
         assert!(r.step_x_m.abs() > 0.02 && r.step_y_m.abs() < 0.15 * r.step_x_m.abs());
         assert!(r.heading_change_deg.abs() < 2.0);
     }
-    assert!(f.step_x_m * b.step_x_m < 0.0);
+    assert!(
+        f.step_x_m > 0.0 && b.step_x_m < 0.0,
+        "the default goes forward, +Δφ_v back"
+    );
 }
 
 /// Turning: an arc whose side follows the sign of O_h; radius within 30 % of (5.1) for small
