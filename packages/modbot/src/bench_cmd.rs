@@ -16,7 +16,16 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let mut out = String::from("robot,gait,step_ms,simulated_s,wall_s,real_time_factor,steps_per_s\n");
     for (robot, gait) in [("pp:8", "caterpillar"), ("py:16", "sidewinding")] {
         for step_ms in [1.0, 5.0] {
-            let mut s = setup(robot, gait, &[], &scenario, &catalog, &library, Some(step_ms / 1000.0))?;
+            let mut s = setup(
+                robot,
+                gait,
+                &[],
+                &scenario,
+                &catalog,
+                &library,
+                Some(step_ms / 1000.0),
+                &|_| {},
+            )?;
             let n = s.topology.len();
             let mut targets = vec![0.0; n];
             let control_dt = 0.01;

@@ -11,7 +11,7 @@ use modbot_sim::{Report, RunPlan, run_gait};
 use serde_json::json;
 
 use crate::cli::{BadInput, RunArgs};
-use crate::sim_setup::{scenario, setup_with};
+use crate::sim_setup::{scenario, setup};
 
 pub fn run(args: &RunArgs) -> Result<()> {
     if args.cycles == 0 {
@@ -22,7 +22,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let scenario = scenario(args.world.as_deref())?;
     let step_s = args.step_ms.map(|ms| ms / 1000.0);
     let (iterations, pgs) = (args.solver_iterations, args.pgs_iterations);
-    let mut s = setup_with(
+    let mut s = setup(
         &args.robot,
         &args.gait,
         &args.set,

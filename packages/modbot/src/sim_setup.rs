@@ -50,22 +50,9 @@ pub struct Setup {
     pub body_length: f64,
 }
 
-/// Builds the robot, the gait and the simulator.
-pub fn setup(
-    robot: &str,
-    gait: &str,
-    set: &[(String, f64)],
-    scenario: &Scenario,
-    catalog: &ModuleCatalog,
-    library: &GaitLibrary,
-    step_s: Option<f64>,
-) -> Result<Setup> {
-    setup_with(robot, gait, set, scenario, catalog, library, step_s, &|_| {})
-}
-
-/// [`setup`] with a hook to adjust the simulator settings.
+/// Builds the robot, the gait and the simulator; `tune` adjusts the simulator settings.
 #[allow(clippy::too_many_arguments)]
-pub fn setup_with(
+pub fn setup(
     robot: &str,
     gait: &str,
     set: &[(String, f64)],

@@ -54,7 +54,17 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             let mut set = args.set.clone();
             set.push((xk.clone(), *x));
             set.push((yk.clone(), *y));
-            let result = setup(&args.robot, &args.gait, &set, &scenario, &catalog, &library, None).and_then(|mut s| {
+            let result = setup(
+                &args.robot,
+                &args.gait,
+                &set,
+                &scenario,
+                &catalog,
+                &library,
+                None,
+                &|_| {},
+            )
+            .and_then(|mut s| {
                 let out = run_gait(
                     &mut s.sim,
                     Box::new(s.built.generator.clone()),

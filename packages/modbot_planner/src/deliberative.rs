@@ -370,6 +370,22 @@ pub fn plan(
             .map(|c| c.gait.clone())
             .unwrap_or_default()
     };
+    let sub_goal = |name: &str,
+                    reference: &str,
+                    (lateral_m, longitudinal_m): (f64, f64),
+                    action: Action,
+                    ability: bool,
+                    path: Vec<[f64; 2]>| SubGoal {
+        configuration: name.to_string(),
+        reference: reference.to_string(),
+        lateral_m,
+        longitudinal_m,
+        yaw_deg: 0.0,
+        ability,
+        action,
+        gait: gait_of(name),
+        path,
+    };
     let mut rows = Vec::new();
     let mut used = vec![configs[k0].0.to_string()];
     let mut segment: Vec<[f64; 2]> = Vec::new();
@@ -397,18 +413,14 @@ pub fn plan(
                 )
             };
             let before = map.point(trail[k - 1] / nk);
-            let (lat, long) = local(before);
-            rows.push(SubGoal {
-                configuration: name.to_string(),
-                reference: reference.clone(),
-                lateral_m: lat,
-                longitudinal_m: long,
-                yaw_deg: 0.0,
-                ability: false,
-                action: Action::Drive,
-                gait: gait_of(name),
-                path: std::mem::take(&mut segment),
-            });
+            rows.push(sub_goal(
+                name,
+                &reference,
+                local(before),
+                Action::Drive,
+                false,
+                std::mem::take(&mut segment),
+            ));
             let mut m = k;
             while m + 1 < trail.len() && how[trail[m + 1]] == action && trail[m + 1] % nk == ck {
                 m += 1;
@@ -420,30 +432,17 @@ pub fn plan(
                 map.point(trail[m] / nk)
             };
             segment.push(exit);
-            let (lat, long) = local(exit);
-            rows.push(SubGoal {
-                configuration: name.to_string(),
-                reference: reference.clone(),
-                lateral_m: lat,
-                longitudinal_m: long,
-                yaw_deg: 0.0,
-                ability: true,
+            let at_exit = local(exit);
+            rows.push(sub_goal(
+                name,
+                &reference,
+                at_exit,
                 action,
-                gait: gait_of(name),
-                path: std::mem::take(&mut segment),
-            });
+                true,
+                std::mem::take(&mut segment),
+            ));
             if action == Action::PassOver {
-                rows.push(SubGoal {
-                    configuration: name.to_string(),
-                    reference,
-                    lateral_m: lat,
-                    longitudinal_m: long,
-                    yaw_deg: 0.0,
-                    ability: false,
-                    action: Action::Drive,
-                    gait: gait_of(name),
-                    path: Vec::new(),
-                });
+                rows.push(sub_goal(name, &reference, at_exit, Action::Drive, false, Vec::new()));
             }
             k = m + 1;
             continue;
@@ -451,17 +450,7 @@ pub fn plan(
         k += 1;
     }
     let last = used.last().cloned().unwrap_or_default();
-    rows.push(SubGoal {
-        gait: gait_of(&last),
-        configuration: last,
-        reference: "target".into(),
-        lateral_m: 0.0,
-        longitudinal_m: 0.0,
-        yaw_deg: 0.0,
-        ability: false,
-        action: Action::Drive,
-        path: segment,
-    });
+    rows.push(sub_goal(&last, "target", (0.0, 0.0), Action::Drive, false, segment));
     Ok(SearchedPlan {
         plan: StrategicPlan { rows },
         time_s: dist[end],

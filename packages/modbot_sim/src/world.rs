@@ -175,6 +175,21 @@ fn tree_center(n: usize, edges: &[(usize, usize)]) -> usize {
     (0..n).min_by_key(|&v| (eccentricity(v), v)).unwrap_or(0)
 }
 
+/// A collider with Coulomb friction (`min` combine, as Gazebo/ODE), no restitution, and
+/// contacts only between the robot and the world (decision record 0012).
+fn collider(shape: SharedShape, friction: f64, robot: bool) -> ColliderBuilder {
+    let (member, filter) = if robot {
+        (ROBOT_GROUP, WORLD_GROUP)
+    } else {
+        (WORLD_GROUP, ROBOT_GROUP)
+    };
+    ColliderBuilder::new(shape)
+        .friction(friction as f32)
+        .friction_combine_rule(CoefficientCombineRule::Min)
+        .restitution(0.0)
+        .collision_groups(InteractionGroups::new(member, filter, InteractionTestMode::And))
+}
+
 const ROBOT_GROUP: Group = Group::GROUP_1;
 const WORLD_GROUP: Group = Group::GROUP_2;
 
@@ -247,15 +262,7 @@ impl Simulator {
 
         // Ground and obstacles.
         let ground = world.insert_body(RigidBodyBuilder::fixed());
-        let ground_collider = ColliderBuilder::new(SharedShape::halfspace(Vector::Z))
-            .friction(scenario.ground.friction as f32)
-            .friction_combine_rule(CoefficientCombineRule::Min)
-            .restitution(0.0)
-            .collision_groups(InteractionGroups::new(
-                WORLD_GROUP,
-                ROBOT_GROUP,
-                InteractionTestMode::And,
-            ));
+        let ground_collider = collider(SharedShape::halfspace(Vector::Z), scenario.ground.friction, false);
         world.insert_collider(ground_collider, Some(ground));
         let boxes = scenario.boxes()?;
         let mut obstacle_shapes = Vec::new();
@@ -266,15 +273,7 @@ impl Simulator {
             );
             let shape = SharedShape::cuboid(b.size[0] as f32 / 2.0, b.size[1] as f32 / 2.0, b.size[2] as f32 / 2.0);
             let h = world.insert_body(RigidBodyBuilder::fixed().pose(to_pose(&pose)));
-            let c = ColliderBuilder::new(shape.clone())
-                .friction(b.friction as f32)
-                .friction_combine_rule(CoefficientCombineRule::Min)
-                .restitution(0.0)
-                .collision_groups(InteractionGroups::new(
-                    WORLD_GROUP,
-                    ROBOT_GROUP,
-                    InteractionTestMode::And,
-                ));
+            let c = collider(shape.clone(), b.friction, false);
             world.insert_collider(c, Some(h));
             obstacle_shapes.push((b.name.clone(), pose, shape));
         }
@@ -355,17 +354,9 @@ impl Simulator {
                             });
                         }
                     }
-                    let c = ColliderBuilder::new(shared)
+                    let c = collider(shared, robot.friction, true)
                         .position(to_pose(&local))
-                        .density(0.0)
-                        .friction(robot.friction as f32)
-                        .friction_combine_rule(CoefficientCombineRule::Min)
-                        .restitution(0.0)
-                        .collision_groups(InteractionGroups::new(
-                            ROBOT_GROUP,
-                            WORLD_GROUP,
-                            InteractionTestMode::And,
-                        ));
+                        .density(0.0);
                     world.insert_collider(c, Some(handle));
                 }
             }
