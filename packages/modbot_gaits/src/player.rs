@@ -80,6 +80,16 @@ impl GaitPlayer {
         }
     }
 
+    /// Changes the ramp and blend times used by the next [`GaitPlayer::start`].
+    pub fn set_transition(&mut self, transition: Transition) {
+        self.transition = transition;
+    }
+
+    /// The ramp and blend times in use.
+    pub fn transition(&self) -> Transition {
+        self.transition
+    }
+
     /// Player time, s.
     pub fn time(&self) -> f64 {
         self.time

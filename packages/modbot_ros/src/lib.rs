@@ -1,0 +1,81 @@
+#![doc = include_str!("../README.md")]
+
+pub mod args;
+pub mod dds;
+pub mod error;
+pub mod params;
+pub mod transport;
+
+/// The nodes' logic, written once against [`transport::Transport`].
+pub mod nodes {
+    pub mod gait;
+    pub mod sim;
+}
+
+pub use args::RosArgs;
+pub use error::{Result, RosError};
+pub use transport::{Level, Pub, Qos, Sub, Transport};
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use params::{NodeConfig, ParamMap, load_params_file, resolve};
+
+/// Everything a node binary does before its loop: parse `--ros-args`, set up logging, read
+/// parameter files and `-p` overrides into the typed configuration, and join the graph.
+pub fn start_node<C: NodeConfig>(default_name: &str) -> Result<(dds::DdsTransport, C)> {
+    let args = RosArgs::parse(std::env::args().skip(1))?;
+    init_logging(args.log_level.as_deref());
+    if let Some(extra) = args.rest.first() {
+        return Err(RosError::Args(format!(
+            "unexpected argument `{extra}` (node options go after --ros-args, e.g. -p name:=value)"
+        )));
+    }
+    let name = args.node_name.clone().unwrap_or_else(|| default_name.to_string());
+    let ns = args.namespace.clone().unwrap_or_else(|| "/".into());
+    let files: Vec<ParamMap> = args
+        .params_files
+        .iter()
+        .map(|f| load_params_file(std::path::Path::new(f), &name, &ns))
+        .collect::<Result<_>>()?;
+    let (map, cfg) = resolve::<C>(&files, &args.params)?;
+    let t = dds::DdsTransport::start::<C>(default_name, &args, &map)?;
+    Ok((t, cfg))
+}
+
+/// stderr logging through tracing (ros2-client's own `log` lines included) at `level`
+/// (`RUST_LOG` wins when set).
+pub fn init_logging(level: Option<&str>) {
+    let lvl = match level {
+        Some("fatal") => "error",
+        Some(l) => l,
+        None => "info",
+    };
+    // ros2-client and RustDDS are chatty below error. The discovery database's complaint
+    // about ros2-client's own `/clock` reader type is known (decision record 0015): off.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(format!(
+            "{lvl},rustdds=error,rustdds::discovery::discovery_db=off,ros2_client=error"
+        ))
+    });
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Runs a node's loop until the process is told to stop; errors print and exit 1.
+pub fn main_of<C: NodeConfig>(
+    default_name: &str,
+    body: fn(&mut dds::DdsTransport, C, Arc<AtomicBool>) -> Result<()>,
+) -> std::process::ExitCode {
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = start_node::<C>(default_name).and_then(|(mut t, cfg)| body(&mut t, cfg, stop));
+    match r {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{default_name}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,462 @@
+//! `sim_node`: the embedded simulator as a ROS node, standing in for Gazebo or a robot.
+//!
+//! Subscribes `position_controller/commands` (std_msgs/Float64MultiArray, one target per
+//! joint in controller order); publishes `joint_states`, `odom` (odom → base_link),
+//! `tf` (odom → base_link and base_link → every other link from the simulated poses),
+//! `robot_description` (std_msgs/String, transient local) and, with `publish_clock`,
+//! `/clock`. Commands of the wrong length or with non-finite values are logged and dropped.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use modbot_core::{ModuleCatalog, RobotSpec, Scenario, Topology};
+use modbot_description::DescriptionConfig;
+use modbot_msgs::builtin_interfaces::msg::Time;
+use modbot_msgs::geometry_msgs::msg::{
+    Point, Pose, PoseWithCovariance, Quaternion, Transform, TransformStamped, Twist, TwistWithCovariance, Vector3,
+};
+use modbot_msgs::nav_msgs::msg::Odometry;
+use modbot_msgs::rosgraph_msgs::msg::Clock;
+use modbot_msgs::sensor_msgs::msg::JointState;
+use modbot_msgs::std_msgs::msg::{Float64MultiArray, Header, String as StringMsg};
+use modbot_msgs::tf2_msgs::msg::TFMessage;
+use modbot_sim::{SimRobot, SimSettings, Simulator};
+use nalgebra::{Isometry3, UnitQuaternion};
+
+use crate::error::{Result, RosError};
+use crate::params::{Get, NodeConfig, ParamDecl, ParamMap, ParamValue};
+use crate::transport::{Level, Pub, Qos, Sub, Transport};
+
+/// The node's parameters, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimNodeConfig {
+    /// Robot (`pp:8`, `py:16`, `pyp:3`).
+    pub robot: String,
+    /// Scenario YAML ("" = flat ground, μ = 0.2).
+    pub world: String,
+    /// Physics step, ms (0 = the scenario's).
+    pub step_ms: f64,
+    /// Rate of joint_states, odom and tf, Hz.
+    pub publish_rate_hz: f64,
+    /// Simulated seconds per wall second (0 = as fast as possible).
+    pub real_time_factor: f64,
+    /// Publish `/clock` (for nodes with `use_sim_time`).
+    pub publish_clock: bool,
+    /// Publish base_link → link transforms (off when robot_state_publisher runs).
+    pub publish_link_tf: bool,
+    /// Module catalog file ("" = built-in).
+    pub modules_file: String,
+}
+
+impl NodeConfig for SimNodeConfig {
+    fn declarations() -> Vec<ParamDecl> {
+        vec![
+            ParamDecl {
+                name: "robot",
+                default: ParamValue::Str("pp:8".into()),
+                description: "robot: pp:N, py:N or pyp:3",
+            },
+            ParamDecl {
+                name: "world",
+                default: ParamValue::Str(String::new()),
+                description: "scenario YAML (empty: flat ground)",
+            },
+            ParamDecl {
+                name: "step_ms",
+                default: ParamValue::Double(0.0),
+                description: "physics step in ms (0: the scenario's)",
+            },
+            ParamDecl {
+                name: "publish_rate_hz",
+                default: ParamValue::Double(50.0),
+                description: "rate of joint_states, odom and tf, Hz",
+            },
+            ParamDecl {
+                name: "real_time_factor",
+                default: ParamValue::Double(1.0),
+                description: "simulated seconds per wall second (0: as fast as possible)",
+            },
+            ParamDecl {
+                name: "publish_clock",
+                default: ParamValue::Bool(true),
+                description: "publish /clock",
+            },
+            ParamDecl {
+                name: "publish_link_tf",
+                default: ParamValue::Bool(true),
+                description: "publish base_link -> link transforms",
+            },
+            ParamDecl {
+                name: "modules_file",
+                default: ParamValue::Str(String::new()),
+                description: "module catalog YAML (empty: built-in)",
+            },
+        ]
+    }
+
+    fn from_params(p: &ParamMap) -> std::result::Result<Self, String> {
+        let g = Get(p);
+        let cfg = SimNodeConfig {
+            robot: g.str("robot")?,
+            world: g.str("world")?,
+            step_ms: g.f64_in("step_ms", 0.0, 20.0)?,
+            publish_rate_hz: g.f64_in("publish_rate_hz", 0.1, 1000.0)?,
+            real_time_factor: g.f64_in("real_time_factor", 0.0, 1000.0)?,
+            publish_clock: g.bool("publish_clock")?,
+            publish_link_tf: g.bool("publish_link_tf")?,
+            modules_file: g.str("modules_file")?,
+        };
+        let spec: RobotSpec = cfg.robot.parse().map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
+        let catalog = cfg.catalog()?;
+        Topology::from_spec(&spec, &catalog).map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
+        cfg.scenario()?;
+        Ok(cfg)
+    }
+}
+
+impl SimNodeConfig {
+    fn catalog(&self) -> std::result::Result<ModuleCatalog, String> {
+        if self.modules_file.is_empty() {
+            Ok(ModuleCatalog::builtin())
+        } else {
+            ModuleCatalog::load(std::path::Path::new(&self.modules_file)).map_err(|e| format!("modules_file: {e}"))
+        }
+    }
+
+    fn scenario(&self) -> std::result::Result<Scenario, String> {
+        if self.world.is_empty() {
+            return Scenario::from_yaml("name: flat\n", "built-in flat world").map_err(|e| e.to_string());
+        }
+        let p = std::path::Path::new(&self.world);
+        let yaml = if p.extension().is_some_and(|e| e == "sdf") {
+            p.with_extension("yaml")
+        } else {
+            p.to_path_buf()
+        };
+        Scenario::load(&yaml).map_err(|e| format!("world `{}`: {e}", self.world))
+    }
+}
+
+/// The node's logic without middleware.
+pub struct SimCore {
+    /// The simulator.
+    pub sim: Simulator,
+    /// URDF of the robot (published on robot_description).
+    pub urdf: String,
+    link_names: Vec<String>,
+    base: usize,
+    last_positions: Vec<f64>,
+    last_time: f64,
+    velocities: Vec<f64>,
+    last_base: Isometry3<f64>,
+    twist: (nalgebra::Vector3<f64>, nalgebra::Vector3<f64>),
+    /// Commands accepted.
+    pub accepted: u64,
+    /// Commands refused.
+    pub refused: u64,
+}
+
+impl SimCore {
+    /// Builds the robot and the world.
+    pub fn new(cfg: &SimNodeConfig) -> std::result::Result<SimCore, String> {
+        let spec: RobotSpec = cfg.robot.parse().map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
+        let catalog = cfg.catalog()?;
+        let topology = Topology::from_spec(&spec, &catalog).map_err(|e| e.to_string())?;
+        let urdf = modbot_description::urdf::urdf(&topology, &catalog, &DescriptionConfig::builtin())
+            .map_err(|e| e.to_string())?;
+        let robot = SimRobot::from_topology(&topology, &catalog).map_err(|e| e.to_string())?;
+        let scenario = cfg.scenario()?;
+        let mut settings = SimSettings::for_scenario(&scenario);
+        if cfg.step_ms > 0.0 {
+            settings.step_s = cfg.step_ms / 1000.0;
+        }
+        let sim = Simulator::new(&robot, &scenario, settings).map_err(|e| e.to_string())?;
+        let link_names: Vec<String> = robot.model.links.iter().map(|l| l.name.clone()).collect();
+        let base = robot.model.link("base_link").unwrap_or(robot.model.root);
+        let last_positions = sim.joint_positions();
+        let last_base = sim.link_poses()[base];
+        let n = last_positions.len();
+        Ok(SimCore {
+            sim,
+            urdf,
+            link_names,
+            base,
+            last_positions,
+            last_time: 0.0,
+            velocities: vec![0.0; n],
+            last_base,
+            twist: (nalgebra::Vector3::zeros(), nalgebra::Vector3::zeros()),
+            accepted: 0,
+            refused: 0,
+        })
+    }
+
+    /// Applies a command; the error says why it was dropped.
+    pub fn command(&mut self, m: &Float64MultiArray) -> std::result::Result<(), String> {
+        let off = m.layout.data_offset as usize;
+        let data = m.data.get(off..).unwrap_or(&[]);
+        let r = self.sim.set_targets(data).map_err(|e| e.to_string());
+        match r {
+            Ok(()) => self.accepted += 1,
+            Err(_) => self.refused += 1,
+        }
+        r
+    }
+
+    /// Steps the physics `n` times and updates the velocity estimates.
+    pub fn advance(&mut self, n: usize) -> std::result::Result<(), String> {
+        for _ in 0..n {
+            self.sim.step().map_err(|e| e.to_string())?;
+        }
+        let t = self.sim.time();
+        let dt = t - self.last_time;
+        if dt > 0.0 {
+            let q = self.sim.joint_positions();
+            self.velocities = q.iter().zip(&self.last_positions).map(|(a, b)| (a - b) / dt).collect();
+            self.last_positions = q;
+            let base = self.sim.link_poses()[self.base];
+            let lin = (base.translation.vector - self.last_base.translation.vector) / dt;
+            let dq = self.last_base.rotation.inverse() * base.rotation;
+            let ang_body = dq.scaled_axis() / dt;
+            // Odometry twist is in the child frame (base_link).
+            self.twist = (base.rotation.inverse() * lin, ang_body);
+            self.last_base = base;
+            self.last_time = t;
+        }
+        Ok(())
+    }
+
+    fn stamp(&self) -> Time {
+        Time::from_secs_f64(self.sim.time())
+    }
+
+    /// joint_states.
+    pub fn joint_state(&self) -> JointState {
+        JointState {
+            header: Header {
+                stamp: self.stamp(),
+                frame_id: String::new(),
+            },
+            name: self.sim.joint_names().to_vec(),
+            position: self.sim.joint_positions(),
+            velocity: self.velocities.clone(),
+            effort: Vec::new(),
+        }
+    }
+
+    /// Pose of base_link in odom (the world; the robot starts at the origin).
+    pub fn base_pose(&self) -> Isometry3<f64> {
+        self.sim.link_poses()[self.base]
+    }
+
+    /// odom.
+    pub fn odometry(&self) -> Odometry {
+        let p = self.base_pose();
+        let (lin, ang) = self.twist;
+        Odometry {
+            header: Header {
+                stamp: self.stamp(),
+                frame_id: "odom".into(),
+            },
+            child_frame_id: "base_link".into(),
+            pose: PoseWithCovariance {
+                pose: to_pose(&p),
+                covariance: [0.0; 36],
+            },
+            twist: TwistWithCovariance {
+                twist: Twist {
+                    linear: Vector3 {
+                        x: lin.x,
+                        y: lin.y,
+                        z: lin.z,
+                    },
+                    angular: Vector3 {
+                        x: ang.x,
+                        y: ang.y,
+                        z: ang.z,
+                    },
+                },
+                covariance: [0.0; 36],
+            },
+        }
+    }
+
+    /// tf: odom → base_link, then base_link → each other link when `links`.
+    pub fn tf(&self, links: bool) -> TFMessage {
+        let poses = self.sim.link_poses();
+        let base = poses[self.base];
+        let mut transforms = vec![transform(self.stamp(), "odom", "base_link", &base)];
+        if links {
+            let inv = base.inverse();
+            for (i, (name, pose)) in self.link_names.iter().zip(&poses).enumerate() {
+                if i != self.base {
+                    transforms.push(transform(self.stamp(), "base_link", name, &(inv * pose)));
+                }
+            }
+        }
+        TFMessage { transforms }
+    }
+}
+
+fn to_pose(p: &Isometry3<f64>) -> Pose {
+    let q: &UnitQuaternion<f64> = &p.rotation;
+    Pose {
+        position: Point {
+            x: p.translation.x,
+            y: p.translation.y,
+            z: p.translation.z,
+        },
+        orientation: Quaternion {
+            x: q.i,
+            y: q.j,
+            z: q.k,
+            w: q.w,
+        },
+    }
+}
+
+fn transform(stamp: Time, parent: &str, child: &str, p: &Isometry3<f64>) -> TransformStamped {
+    let pose = to_pose(p);
+    TransformStamped {
+        header: Header {
+            stamp,
+            frame_id: parent.into(),
+        },
+        child_frame_id: child.into(),
+        transform: Transform {
+            translation: Vector3 {
+                x: pose.position.x,
+                y: pose.position.y,
+                z: pose.position.z,
+            },
+            rotation: pose.orientation,
+        },
+    }
+}
+
+/// Runs sim_node until `stop` is set or the physics diverges (an error).
+pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -> Result<()> {
+    let mut core = SimCore::new(&cfg).map_err(RosError::Params)?;
+    let cmd_sub = t.subscription::<Float64MultiArray>("position_controller/commands", Qos::Reliable)?;
+    let js_pub = t.publisher::<JointState>("joint_states", Qos::SensorData)?;
+    let odom_pub = t.publisher::<Odometry>("odom", Qos::SensorData)?;
+    let tf_pub = t.publisher::<TFMessage>("tf", Qos::Reliable)?;
+    let desc_pub = t.publisher::<StringMsg>("robot_description", Qos::Latched)?;
+    let clock_pub = if cfg.publish_clock {
+        Some(t.publisher::<Clock>("/clock", Qos::Clock)?)
+    } else {
+        None
+    };
+    desc_pub.publish(StringMsg {
+        data: core.urdf.clone(),
+    })?;
+    t.log(
+        Level::Info,
+        &format!(
+            "{}: {} ({} joints) in `{}`, physics step {} ms, publishing at {} Hz, real-time factor {}",
+            t.fq_name(),
+            cfg.robot,
+            core.sim.joint_names().len(),
+            if cfg.world.is_empty() { "flat" } else { &cfg.world },
+            core.sim.step_size() * 1000.0,
+            cfg.publish_rate_hz,
+            cfg.real_time_factor
+        ),
+    );
+    let frame = 1.0 / cfg.publish_rate_hz;
+    let substeps = (frame / core.sim.step_size()).round().max(1.0) as usize;
+    let started = Instant::now();
+    let mut reported_refusals = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        for (k, v) in t.param_changes() {
+            t.log(
+                Level::Warn,
+                &format!("parameter `{k}` = {v:?} takes effect at the next start"),
+            );
+        }
+        while let Some(m) = cmd_sub.take() {
+            let r = m.and_then(|m| core.command(&m));
+            if let Err(e) = r {
+                reported_refusals += 1;
+                // Log the first few in full, then every 100th, so garbage cannot flood rosout.
+                if reported_refusals <= 5 || reported_refusals % 100 == 0 {
+                    t.log(
+                        Level::Warn,
+                        &format!("command dropped ({reported_refusals} so far): {e}"),
+                    );
+                }
+            }
+        }
+        core.advance(substeps)
+            .map_err(|e| RosError::Node(format!("simulation stopped: {e}")))?;
+        let js = core.joint_state();
+        let odom = core.odometry();
+        let tf = core.tf(cfg.publish_link_tf);
+        for r in [js_pub.publish(js), odom_pub.publish(odom), tf_pub.publish(tf)] {
+            if let Err(e) = r {
+                t.log(Level::Warn, &e.to_string());
+            }
+        }
+        if let Some(c) = &clock_pub {
+            let _ = c.publish(Clock { clock: core.stamp() });
+        }
+        if cfg.real_time_factor > 0.0 {
+            let due = Duration::from_secs_f64(core.sim.time() / cfg.real_time_factor);
+            let el = started.elapsed();
+            if due > el {
+                std::thread::sleep(due - el);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::defaults;
+    use modbot_msgs::std_msgs::msg::MultiArrayLayout;
+
+    #[test]
+    fn garbage_commands_are_refused_and_the_sim_goes_on() {
+        let cfg = SimNodeConfig::from_params(&defaults::<SimNodeConfig>()).unwrap();
+        let mut core = SimCore::new(&cfg).unwrap();
+        let n = core.sim.joint_names().len();
+        let short = Float64MultiArray {
+            layout: MultiArrayLayout::default(),
+            data: vec![0.1; n - 1],
+        };
+        assert!(core.command(&short).unwrap_err().contains(&format!("{n}")));
+        let nan = Float64MultiArray {
+            layout: MultiArrayLayout::default(),
+            data: vec![f64::NAN; n],
+        };
+        assert!(core.command(&nan).is_err());
+        assert_eq!(core.refused, 2);
+        let ok = Float64MultiArray {
+            layout: MultiArrayLayout::default(),
+            data: vec![0.3; n],
+        };
+        core.command(&ok).unwrap();
+        core.advance(200).unwrap();
+        let js = core.joint_state();
+        assert_eq!(js.name.len(), n);
+        assert!(js.position.iter().all(|q| (q - 0.3).abs() < 0.1), "{:?}", js.position);
+        let tf = core.tf(true);
+        assert_eq!(tf.transforms[0].child_frame_id, "base_link");
+        assert!(tf.transforms.len() > n);
+        assert_eq!(core.odometry().header.frame_id, "odom");
+    }
+
+    #[test]
+    fn bad_world_is_named() {
+        let mut p = defaults::<SimNodeConfig>();
+        p.insert("world".into(), ParamValue::Str("/nonexistent/w.yaml".into()));
+        assert!(
+            SimNodeConfig::from_params(&p)
+                .unwrap_err()
+                .contains("/nonexistent/w.yaml")
+        );
+    }
+}

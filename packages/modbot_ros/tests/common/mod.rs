@@ -1,0 +1,151 @@
+//! Support for the system tests: a private network namespace per test, node processes
+//! that die with the test, and a probe node in the test process.
+#![allow(dead_code, missing_docs)]
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use modbot_ros::RosArgs;
+use modbot_ros::dds::DdsTransport;
+use modbot_ros::params::{NodeConfig, ParamDecl, ParamMap};
+
+/// Runs the calling test again inside a fresh network namespace whose only interface is
+/// loopback (multicast on), unless already inside one. Returns true in the outer process,
+/// which must then return: the inner run's verdict has been asserted.
+pub fn reexec_in_netns(test: &str) -> bool {
+    if std::env::var("MODBOT_IN_NETNS").as_deref() == Ok("1") {
+        return false;
+    }
+    let exe = std::env::current_exe().expect("test binary path");
+    let flag = if unsafe_free_is_root() { "-n" } else { "-rn" };
+    let out = Command::new("unshare")
+        .args([flag, "--", "sh", "-c"])
+        .arg(
+            "ip link set lo up && ip link set lo multicast on && \
+             (ip route add 224.0.0.0/4 dev lo 2>/dev/null || true) && exec \"$0\" \"$@\"",
+        )
+        .arg(&exe)
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env("MODBOT_IN_NETNS", "1")
+        .status()
+        .expect("unshare (util-linux) must be available to isolate DDS traffic");
+    assert!(out.success(), "{test} failed inside its network namespace ({out})");
+    true
+}
+
+fn unsafe_free_is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+/// A node process, killed when dropped; its stderr is collected.
+pub struct NodeProc {
+    pub name: String,
+    child: Child,
+    log: Arc<Mutex<String>>,
+}
+
+impl NodeProc {
+    pub fn spawn(bin: &str, args: &[&str]) -> NodeProc {
+        let mut child = Command::new(bin)
+            .args(args)
+            .env(
+                "RUST_LOG",
+                "info,rustdds=error,rustdds::discovery::discovery_db=off,ros2_client=error",
+            )
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {bin}: {e}"));
+        let log = Arc::new(Mutex::new(String::new()));
+        let mut err = child.stderr.take().expect("piped stderr");
+        let sink = Arc::clone(&log);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut l) = sink.lock() {
+                    l.push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            }
+        });
+        NodeProc {
+            name: bin.rsplit('/').next().unwrap_or(bin).to_string(),
+            child,
+            log,
+        }
+    }
+
+    pub fn log(&self) -> String {
+        self.log.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    /// Still running?
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for NodeProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!("---- {} stderr ----\n{}", self.name, self.log());
+        }
+    }
+}
+
+/// A node with no parameters of its own: the test's probe.
+#[derive(Clone)]
+pub struct Probe;
+
+impl NodeConfig for Probe {
+    fn declarations() -> Vec<ParamDecl> {
+        Vec::new()
+    }
+    fn from_params(_: &ParamMap) -> Result<Self, String> {
+        Ok(Probe)
+    }
+}
+
+pub fn probe(name: &str) -> DdsTransport {
+    let args = RosArgs {
+        node_name: Some(name.into()),
+        ..Default::default()
+    };
+    DdsTransport::start::<Probe>(name, &args, &ParamMap::new()).expect("probe node")
+}
+
+/// Polls `f` every 10 ms until it returns Some or `timeout` passes.
+pub fn wait_for<T>(timeout: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let until = Instant::now() + timeout;
+    while Instant::now() < until {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    None
+}
+
+pub fn gait_node() -> &'static str {
+    env!("CARGO_BIN_EXE_gait_node")
+}
+
+pub fn sim_node() -> &'static str {
+    env!("CARGO_BIN_EXE_sim_node")
+}
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
