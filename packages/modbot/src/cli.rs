@@ -41,6 +41,35 @@ pub enum Command {
     /// Plan: a strategic plan for a scenario (`modbot plan scenario.yaml --goal x,y`), or
     /// every scenario of a Moving AI file as CSV (`--map FILE.map --scen FILE.scen`).
     Plan(PlanArgs),
+    /// Run a ROS 2 YAML launch file (launch/sim.launch.yaml) without ROS: modbot's nodes as
+    /// child processes, with the file's arguments, namespaces, parameters and remaps.
+    Launch(LaunchArgs),
+    /// Run one ROS 2 node of modbot_ros (gait_node, sim_node) with its --ros-args.
+    #[command(disable_help_flag = true)]
+    Node {
+        /// gait_node or sim_node.
+        exec: String,
+        /// The node's command line, e.g. --ros-args -r __ns:=/snake1 -p gait:=sidewinding.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LaunchArgs {
+    /// The launch file.
+    pub file: PathBuf,
+    /// Launch arguments, NAME:=VALUE.
+    pub args: Vec<String>,
+    /// Print the node command lines instead of starting them.
+    #[arg(long)]
+    pub print: bool,
+    /// List the file's arguments with their descriptions and defaults.
+    #[arg(long)]
+    pub show_args: bool,
+    /// Stop every node after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -367,6 +396,11 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(args) => crate::bench_cmd::run(&args),
         Command::Molemod(args) => crate::molemod_cmd::run(&args),
         Command::Plan(args) => crate::plan_cmd::run(&args),
+        Command::Launch(args) => crate::launch_cmd::run(&args),
+        Command::Node { exec, args } => match modbot_ros::run_node(&exec, args) {
+            c if c == std::process::ExitCode::SUCCESS => Ok(()),
+            _ => Err(anyhow::anyhow!("{exec} stopped with an error")),
+        },
     }
 }
 

@@ -4,6 +4,7 @@ mod bench_cmd;
 mod cli;
 mod export_cmd;
 mod gait_cmd;
+mod launch_cmd;
 mod list_cmd;
 mod molemod_cmd;
 mod plan_cmd;
@@ -17,6 +18,11 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // `modbot node EXEC ...` is the node itself: its --ros-args and logging are its own.
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some("node") && argv.len() > 2 && !argv[2].starts_with('-') {
+        return modbot_ros::run_node(&argv[2], argv[3..].to_vec());
+    }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
         .with_writer(std::io::stderr)

@@ -261,10 +261,10 @@ impl Transport for DdsTransport {
         };
         let fq = self.fq_name();
         match lvl {
-            tracing::Level::DEBUG => tracing::debug!(node = %fq, "{msg}"),
-            tracing::Level::INFO => tracing::info!(node = %fq, "{msg}"),
-            tracing::Level::WARN => tracing::warn!(node = %fq, "{msg}"),
-            _ => tracing::error!(node = %fq, "{msg}"),
+            tracing::Level::DEBUG => tracing::debug!("[{fq}] {msg}"),
+            tracing::Level::INFO => tracing::info!("[{fq}] {msg}"),
+            tracing::Level::WARN => tracing::warn!("[{fq}] {msg}"),
+            _ => tracing::error!("[{fq}] {msg}"),
         }
         if let Some(w) = self.node.rosout_writer().as_ref() {
             let _ = w.publish(Log {

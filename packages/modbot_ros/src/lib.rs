@@ -3,6 +3,8 @@
 pub mod args;
 pub mod dds;
 pub mod error;
+pub mod launch;
+pub mod netns;
 pub mod params;
 pub mod transport;
 
@@ -23,8 +25,8 @@ use params::{NodeConfig, ParamMap, load_params_file, resolve};
 
 /// Everything a node binary does before its loop: parse `--ros-args`, set up logging, read
 /// parameter files and `-p` overrides into the typed configuration, and join the graph.
-pub fn start_node<C: NodeConfig>(default_name: &str) -> Result<(dds::DdsTransport, C)> {
-    let args = RosArgs::parse(std::env::args().skip(1))?;
+pub fn start_node<C: NodeConfig>(default_name: &str, argv: Vec<String>) -> Result<(dds::DdsTransport, C)> {
+    let args = RosArgs::parse(argv)?;
     init_logging(args.log_level.as_deref());
     if let Some(extra) = args.rest.first() {
         return Err(RosError::Args(format!(
@@ -64,18 +66,34 @@ pub fn init_logging(level: Option<&str>) {
         .try_init();
 }
 
+/// The nodes this crate provides, by executable name.
+pub const NODES: &[&str] = &["gait_node", "sim_node"];
+
 /// Runs a node's loop until the process is told to stop; errors print and exit 1.
 pub fn main_of<C: NodeConfig>(
     default_name: &str,
+    argv: Vec<String>,
     body: fn(&mut dds::DdsTransport, C, Arc<AtomicBool>) -> Result<()>,
 ) -> std::process::ExitCode {
     let stop = Arc::new(AtomicBool::new(false));
-    let r = start_node::<C>(default_name).and_then(|(mut t, cfg)| body(&mut t, cfg, stop));
+    let r = start_node::<C>(default_name, argv).and_then(|(mut t, cfg)| body(&mut t, cfg, stop));
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{default_name}: {e}");
             std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the node `exec` (one of [`NODES`]) with its command line (after the executable).
+pub fn run_node(exec: &str, argv: Vec<String>) -> std::process::ExitCode {
+    match exec {
+        "gait_node" => main_of::<nodes::gait::GaitNodeConfig>("gait_node", argv, nodes::gait::run),
+        "sim_node" => main_of::<nodes::sim::SimNodeConfig>("sim_node", argv, nodes::sim::run),
+        other => {
+            eprintln!("no node `{other}` (modbot_ros provides {})", NODES.join(", "));
+            std::process::ExitCode::from(2)
         }
     }
 }

@@ -3,5 +3,5 @@
 //! `gait_node --ros-args -r __ns:=/snake1 -p robot:=py:16 -p gait:=sidewinding`
 
 fn main() -> std::process::ExitCode {
-    modbot_ros::main_of::<modbot_ros::nodes::gait::GaitNodeConfig>("gait_node", modbot_ros::nodes::gait::run)
+    modbot_ros::run_node("gait_node", std::env::args().skip(1).collect())
 }

@@ -3,5 +3,5 @@
 //! `sim_node --ros-args -r __ns:=/snake1 -p robot:=py:16 -p world:=worlds/flat.yaml`
 
 fn main() -> std::process::ExitCode {
-    modbot_ros::main_of::<modbot_ros::nodes::sim::SimNodeConfig>("sim_node", modbot_ros::nodes::sim::run)
+    modbot_ros::run_node("sim_node", std::env::args().skip(1).collect())
 }

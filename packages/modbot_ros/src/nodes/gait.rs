@@ -354,8 +354,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: GaitNodeConfig, stop: Arc<AtomicBool>) 
     t.log(
         Level::Info,
         &format!(
-            "{} driving {} joints of {} at {} Hz, gait `{}`; commands on {}",
-            t.fq_name(),
+            "driving {} joints of {} at {} Hz, gait `{}`; commands on {}",
             core.joint_names.len(),
             cfg.robot,
             cfg.control_rate_hz,

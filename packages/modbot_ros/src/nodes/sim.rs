@@ -354,8 +354,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     t.log(
         Level::Info,
         &format!(
-            "{}: {} ({} joints) in `{}`, physics step {} ms, publishing at {} Hz, real-time factor {}",
-            t.fq_name(),
+            "{} ({} joints) in `{}`, physics step {} ms, publishing at {} Hz, real-time factor {}",
             cfg.robot,
             core.sim.joint_names().len(),
             if cfg.world.is_empty() { "flat" } else { &cfg.world },

@@ -12,37 +12,7 @@ use modbot_ros::RosArgs;
 use modbot_ros::dds::DdsTransport;
 use modbot_ros::params::{NodeConfig, ParamDecl, ParamMap};
 
-/// Runs the calling test again inside a fresh network namespace whose only interface is
-/// loopback (multicast on), unless already inside one. Returns true in the outer process,
-/// which must then return: the inner run's verdict has been asserted.
-pub fn reexec_in_netns(test: &str) -> bool {
-    if std::env::var("MODBOT_IN_NETNS").as_deref() == Ok("1") {
-        return false;
-    }
-    let exe = std::env::current_exe().expect("test binary path");
-    let flag = if unsafe_free_is_root() { "-n" } else { "-rn" };
-    let out = Command::new("unshare")
-        .args([flag, "--", "sh", "-c"])
-        .arg(
-            "ip link set lo up && ip link set lo multicast on && \
-             (ip route add 224.0.0.0/4 dev lo 2>/dev/null || true) && exec \"$0\" \"$@\"",
-        )
-        .arg(&exe)
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
-        .env("MODBOT_IN_NETNS", "1")
-        .status()
-        .expect("unshare (util-linux) must be available to isolate DDS traffic");
-    assert!(out.success(), "{test} failed inside its network namespace ({out})");
-    true
-}
-
-fn unsafe_free_is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
-}
+pub use modbot_ros::netns::reexec_in_netns;
 
 /// A node process, killed when dropped; its stderr is collected.
 pub struct NodeProc {

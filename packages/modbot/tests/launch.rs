@@ -1,0 +1,150 @@
+//! `modbot launch` and `modbot node`: the ROS 2 YAML launch files run without ROS.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use modbot_msgs::nav_msgs::msg::Odometry;
+use modbot_msgs::sensor_msgs::msg::JointState;
+use modbot_ros::params::{NodeConfig, ParamDecl, ParamMap};
+use modbot_ros::{Qos, RosArgs, Sub, Transport};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn modbot(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_modbot"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run modbot")
+}
+
+#[test]
+fn sim_launch_resolves_arguments_namespaces_and_parameters() {
+    let o = modbot(&[
+        "launch",
+        "launch/sim.launch.yaml",
+        "--print",
+        "robot:=py_16",
+        "namespace:=snake2",
+        "gait:=sidewinding",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].contains("node sim_node") && lines[0].contains("__ns:=/snake2") && lines[0].contains("robot:=py_16")
+    );
+    assert!(lines[0].contains("worlds/flat.yaml"));
+    assert!(
+        lines[1].contains("node gait_node")
+            && lines[1].contains("gait:=sidewinding")
+            && lines[1].contains("use_sim_time:=true")
+    );
+    let o = modbot(&["launch", "launch/sim.launch.yaml", "--show-args"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    for a in ["robot", "world", "gait", "namespace", "rviz", "use_sim_time"] {
+        assert!(
+            text.lines().any(|l| l.starts_with(&format!("{a}: "))),
+            "{a} undeclared:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn launch_refuses_what_it_cannot_run_and_says_why() {
+    let o = modbot(&["launch", "launch/gazebo.launch.yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("package `ros_gz_sim` is not installed") && e.contains("ros2 launch"),
+        "{e}"
+    );
+    let o = modbot(&["launch", "launch/sim.launch.yaml", "rviz:=true"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rviz2"));
+    let o = modbot(&["launch", "launch/sim.launch.yaml", "colour:=red"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`colour` is not declared"));
+    let o = modbot(&["launch", "launch/sim.launch.yaml", "robot"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = modbot(&["node", "planner_node"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("gait_node, sim_node"));
+}
+
+#[derive(Clone)]
+struct Probe;
+
+impl NodeConfig for Probe {
+    fn declarations() -> Vec<ParamDecl> {
+        Vec::new()
+    }
+    fn from_params(_: &ParamMap) -> Result<Self, String> {
+        Ok(Probe)
+    }
+}
+
+#[test]
+fn sim_launch_walks_the_robot_on_sim_time() {
+    if modbot_ros::netns::reexec_in_netns("sim_launch_walks_the_robot_on_sim_time") {
+        return;
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_modbot"))
+        .args([
+            "launch",
+            "launch/sim.launch.yaml",
+            "namespace:=snake1",
+            "--duration",
+            "60",
+        ])
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("modbot launch");
+    let args = RosArgs {
+        node_name: Some("launch_probe".into()),
+        ..Default::default()
+    };
+    let mut probe =
+        modbot_ros::dds::DdsTransport::start::<Probe>("launch_probe", &args, &ParamMap::new()).expect("probe");
+    let odom = probe
+        .subscription::<Odometry>("/snake1/odom", Qos::SensorData)
+        .expect("odom");
+    let js = probe
+        .subscription::<JointState>("/snake1/joint_states", Qos::SensorData)
+        .expect("js");
+    let until = Instant::now() + Duration::from_secs(45);
+    let (mut first, mut last, mut joints) = (None, None, 0);
+    while Instant::now() < until {
+        while let Some(Ok(o)) = odom.take() {
+            let s = (o.header.stamp.as_secs_f64(), o.pose.pose.position.x);
+            first.get_or_insert(s);
+            last = Some(s);
+        }
+        while let Some(Ok(j)) = js.take() {
+            joints = j.name.len();
+        }
+        if last.is_some_and(|l: (f64, f64)| l.0 > 10.0) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let (f, l) = (
+        first.expect("odometry from the launched sim_node"),
+        last.expect("odometry"),
+    );
+    assert_eq!(joints, 8);
+    // The default caterpillar walks about 2.9 cm/s once ramped in; over 10 s of sim time at
+    // least 12 cm (forward is +x).
+    assert!(l.0 >= 10.0, "sim time reached only {} s", l.0);
+    assert!(l.1 - f.1 > 0.12, "moved {} m from t={} to t={}", l.1 - f.1, f.0, l.0);
+}

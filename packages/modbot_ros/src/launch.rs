@@ -1,0 +1,568 @@
+//! ROS 2 YAML launch files, resolved without ROS: `arg`, `let`, `node`, `group` with
+//! `push-ros-namespace`, `include`, the `if`/`unless` attributes, and the substitutions
+//! `$(var)`, `$(env)`, `$(find-pkg-share)`, `$(find-pkg-prefix)`, `$(dirname)`,
+//! `$(eq)`/`$(not)`/`$(and)`/`$(or)`. The same files run under `ros2 launch`;
+//! `modbot launch` resolves them here into processes of modbot's own nodes. A node or
+//! include of a package that modbot does not provide is an error naming it, unless its
+//! `if`/`unless` switches it off.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_yaml_ng::{Mapping, Value};
+
+use crate::error::{Result, RosError};
+
+/// Packages `modbot launch` provides, with the folder each one's share directory maps to.
+pub fn modbot_packages(root: &Path) -> BTreeMap<String, PathBuf> {
+    let mut m = BTreeMap::new();
+    // modbot_bringup installs launch/, urdf/, worlds/ and config/ from the repository root.
+    m.insert("modbot_bringup".to_string(), root.to_path_buf());
+    for p in [
+        "modbot_ros",
+        "modbot_msgs",
+        "modbot_description",
+        "modbot_sim",
+        "modbot_gaits",
+        "modbot_core",
+        "modbot_planner",
+    ] {
+        m.insert(p.to_string(), root.join("packages").join(p));
+    }
+    m
+}
+
+/// One declared launch argument.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchArg {
+    /// Name.
+    pub name: String,
+    /// Default value (None: required).
+    pub default: Option<String>,
+    /// Description.
+    pub description: String,
+}
+
+/// A node to start, fully resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeLaunch {
+    /// Package.
+    pub pkg: String,
+    /// Executable.
+    pub exec: String,
+    /// Node name (`__node:=`), if given.
+    pub name: Option<String>,
+    /// Namespace (`__ns:=`), absolute, if any.
+    pub namespace: Option<String>,
+    /// `-p name:=value`, in order.
+    pub params: Vec<(String, String)>,
+    /// `--params-file`, in order.
+    pub params_files: Vec<PathBuf>,
+    /// `-r from:=to`.
+    pub remaps: Vec<(String, String)>,
+    /// Extra command-line arguments before `--ros-args`.
+    pub args: Vec<String>,
+}
+
+impl NodeLaunch {
+    /// The command-line arguments after the executable.
+    pub fn argv(&self) -> Vec<String> {
+        let mut v = self.args.clone();
+        v.push("--ros-args".into());
+        if let Some(n) = &self.name {
+            v.extend(["-r".into(), format!("__node:={n}")]);
+        }
+        if let Some(ns) = &self.namespace {
+            v.extend(["-r".into(), format!("__ns:={ns}")]);
+        }
+        for f in &self.params_files {
+            v.extend(["--params-file".into(), f.display().to_string()]);
+        }
+        for (k, val) in &self.params {
+            v.extend(["-p".into(), format!("{k}:={val}")]);
+        }
+        for (a, b) in &self.remaps {
+            v.extend(["-r".into(), format!("{a}:={b}")]);
+        }
+        v
+    }
+}
+
+/// A resolved launch description.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Launch {
+    /// Arguments declared by the top file (and includes), in order.
+    pub args: Vec<LaunchArg>,
+    /// Nodes to start, in order.
+    pub nodes: Vec<NodeLaunch>,
+}
+
+struct Ctx<'a> {
+    vars: BTreeMap<String, String>,
+    ns: Vec<String>,
+    file: PathBuf,
+    packages: &'a BTreeMap<String, PathBuf>,
+}
+
+fn err(file: &Path, why: impl std::fmt::Display) -> RosError {
+    RosError::Node(format!("{}: {why}", file.display()))
+}
+
+/// Resolves a launch file with `overrides` (`name:=value` given on the command line).
+pub fn resolve(file: &Path, overrides: &[(String, String)], packages: &BTreeMap<String, PathBuf>) -> Result<Launch> {
+    let mut out = Launch::default();
+    let vars: BTreeMap<String, String> = overrides.iter().cloned().collect();
+    let mut ctx = Ctx {
+        vars,
+        ns: Vec::new(),
+        file: file.to_path_buf(),
+        packages,
+    };
+    resolve_file(file, &mut ctx, &mut out, 0)?;
+    let declared: Vec<&str> = out.args.iter().map(|a| a.name.as_str()).collect();
+    for (k, _) in overrides {
+        if !declared.contains(&k.as_str()) {
+            return Err(err(
+                file,
+                format!("argument `{k}` is not declared (declared: {})", declared.join(", ")),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn resolve_file(file: &Path, ctx: &mut Ctx, out: &mut Launch, depth: usize) -> Result<()> {
+    if depth > 16 {
+        return Err(err(file, "includes nest deeper than 16 (a cycle?)"));
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| err(file, e))?;
+    let doc: Value = serde_yaml_ng::from_str(&text).map_err(|e| err(file, e))?;
+    let entries = doc
+        .get("launch")
+        .and_then(Value::as_sequence)
+        .ok_or_else(|| err(file, "the top level must be `launch:` with a list of actions"))?;
+    let saved = std::mem::replace(&mut ctx.file, file.to_path_buf());
+    let r = actions(entries, ctx, out, depth);
+    ctx.file = saved;
+    r
+}
+
+fn actions(entries: &[Value], ctx: &mut Ctx, out: &mut Launch, depth: usize) -> Result<()> {
+    for (i, e) in entries.iter().enumerate() {
+        let Value::Mapping(m) = e else {
+            return Err(err(&ctx.file, format!("action {} is not a mapping", i + 1)));
+        };
+        if m.len() != 1 {
+            return Err(err(
+                &ctx.file,
+                format!(
+                    "action {} must have exactly one key (arg, let, node, group, include)",
+                    i + 1
+                ),
+            ));
+        }
+        let (k, v) = m.iter().next().ok_or_else(|| err(&ctx.file, "empty action"))?;
+        let kind = k.as_str().unwrap_or("");
+        let body = match v {
+            Value::Mapping(b) => b.clone(),
+            Value::Sequence(_) if kind == "group" => {
+                let mut b = Mapping::new();
+                b.insert("actions".into(), v.clone());
+                b
+            }
+            _ => {
+                return Err(err(
+                    &ctx.file,
+                    format!("`{kind}` (action {}) must hold a mapping", i + 1),
+                ));
+            }
+        };
+        if !condition(&body, ctx)? {
+            continue;
+        }
+        match kind {
+            "arg" => {
+                let name = string_field(&body, "name", ctx)?.ok_or_else(|| err(&ctx.file, "`arg` without `name`"))?;
+                let default = string_field(&body, "default", ctx)?;
+                let description = string_field(&body, "description", ctx)?.unwrap_or_default();
+                if !ctx.vars.contains_key(&name) {
+                    match &default {
+                        Some(d) => {
+                            ctx.vars.insert(name.clone(), d.clone());
+                        }
+                        None => {
+                            return Err(err(
+                                &ctx.file,
+                                format!("argument `{name}` is required: give `{name}:=VALUE`"),
+                            ));
+                        }
+                    }
+                }
+                out.args.push(LaunchArg {
+                    name,
+                    default,
+                    description,
+                });
+            }
+            "let" => {
+                let name = string_field(&body, "name", ctx)?.ok_or_else(|| err(&ctx.file, "`let` without `name`"))?;
+                let value = string_field(&body, "value", ctx)?.unwrap_or_default();
+                ctx.vars.insert(name, value);
+            }
+            "push-ros-namespace" | "push_ros_namespace" => {
+                let ns = string_field(&body, "namespace", ctx)?.unwrap_or_default();
+                ctx.ns.push(ns);
+            }
+            "group" => {
+                let scoped = body.get("scoped").map(|s| s.as_bool().unwrap_or(true)).unwrap_or(true);
+                let saved_vars = ctx.vars.clone();
+                let saved_ns = ctx.ns.len();
+                if let Some(ns) = string_field(&body, "namespace", ctx)? {
+                    ctx.ns.push(ns);
+                }
+                let inner = body
+                    .get("actions")
+                    .or_else(|| body.get("children"))
+                    .and_then(Value::as_sequence)
+                    .cloned()
+                    .unwrap_or_default();
+                actions(&inner, ctx, out, depth)?;
+                ctx.ns.truncate(saved_ns);
+                if scoped {
+                    ctx.vars = saved_vars;
+                }
+            }
+            "include" => {
+                let f = string_field(&body, "file", ctx)?.ok_or_else(|| err(&ctx.file, "`include` without `file`"))?;
+                let path = PathBuf::from(&f);
+                if path.extension().is_some_and(|e| e == "py" || e == "xml") {
+                    return Err(err(
+                        &ctx.file,
+                        format!("include of `{f}`: modbot launch reads YAML launch files only"),
+                    ));
+                }
+                let mut inner = Ctx {
+                    vars: ctx.vars.clone(),
+                    ns: ctx.ns.clone(),
+                    file: path.clone(),
+                    packages: ctx.packages,
+                };
+                if let Some(Value::Sequence(args)) = body.get("arg") {
+                    for a in args {
+                        let Value::Mapping(a) = a else { continue };
+                        let n = string_field(a, "name", ctx)?
+                            .ok_or_else(|| err(&ctx.file, "include `arg` without `name`"))?;
+                        let v = string_field(a, "value", ctx)?.unwrap_or_default();
+                        inner.vars.insert(n, v);
+                    }
+                }
+                resolve_file(&path, &mut inner, out, depth + 1)?;
+            }
+            "node" => out.nodes.push(node(&body, ctx)?),
+            "executable" => {
+                let cmd = string_field(&body, "cmd", ctx)?.unwrap_or_default();
+                return Err(err(
+                    &ctx.file,
+                    format!("`executable` ({cmd}) is not run by modbot launch"),
+                ));
+            }
+            other => return Err(err(&ctx.file, format!("unknown action `{other}`"))),
+        }
+    }
+    Ok(())
+}
+
+fn condition(body: &Mapping, ctx: &Ctx) -> Result<bool> {
+    if let Some(v) = string_field(body, "if", ctx)? {
+        return truthy(&v, &ctx.file);
+    }
+    if let Some(v) = string_field(body, "unless", ctx)? {
+        return truthy(&v, &ctx.file).map(|b| !b);
+    }
+    Ok(true)
+}
+
+fn truthy(v: &str, file: &Path) -> Result<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" => Ok(true),
+        "false" | "0" | "" => Ok(false),
+        other => Err(err(file, format!("condition `{other}` is not true/false"))),
+    }
+}
+
+fn string_field(m: &Mapping, key: &str, ctx: &Ctx) -> Result<Option<String>> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => subst(s, ctx).map(Some),
+        Some(Value::Bool(b)) => Ok(Some(b.to_string())),
+        Some(Value::Number(n)) => Ok(Some(n.to_string())),
+        Some(Value::Sequence(items)) => {
+            // A YAML list value (e.g. a string-array parameter) keeps its flow form.
+            let parts: Vec<String> = items
+                .iter()
+                .map(|i| match i {
+                    Value::String(s) => subst(s, ctx),
+                    other => Ok(serde_yaml_ng::to_string(other).unwrap_or_default().trim().to_string()),
+                })
+                .collect::<Result<_>>()?;
+            Ok(Some(format!("[{}]", parts.join(", "))))
+        }
+        Some(other) => Err(err(&ctx.file, format!("`{key}` must be a string, got {other:?}"))),
+    }
+}
+
+/// Joins pushed namespaces as ROS does: a relative one nests, an absolute one restarts.
+fn join_ns(parts: &[String]) -> Option<String> {
+    let mut s = String::new();
+    for p in parts {
+        if p.starts_with('/') {
+            s.clear();
+        }
+        for seg in p.split('/').filter(|x| !x.is_empty()) {
+            s.push('/');
+            s.push_str(seg);
+        }
+    }
+    (!s.is_empty()).then_some(s)
+}
+
+fn node(b: &Mapping, ctx: &Ctx) -> Result<NodeLaunch> {
+    let pkg = string_field(b, "pkg", ctx)?.ok_or_else(|| err(&ctx.file, "`node` without `pkg`"))?;
+    let exec =
+        string_field(b, "exec", ctx)?.ok_or_else(|| err(&ctx.file, format!("node of `{pkg}` without `exec`")))?;
+    let name = string_field(b, "name", ctx)?;
+    let mut ns_parts = ctx.ns.clone();
+    if let Some(ns) = string_field(b, "namespace", ctx)? {
+        ns_parts.push(ns);
+    }
+    let mut n = NodeLaunch {
+        pkg,
+        exec,
+        name,
+        namespace: join_ns(&ns_parts),
+        params: Vec::new(),
+        params_files: Vec::new(),
+        remaps: Vec::new(),
+        args: Vec::new(),
+    };
+    if let Some(a) = string_field(b, "args", ctx)? {
+        n.args = a.split_whitespace().map(String::from).collect();
+    }
+    if let Some(Value::Sequence(ps)) = b.get("param") {
+        for p in ps {
+            let Value::Mapping(p) = p else {
+                return Err(err(&ctx.file, "a `param` entry must be a mapping"));
+            };
+            if let Some(f) = string_field(p, "from", ctx)? {
+                n.params_files.push(PathBuf::from(f));
+            } else {
+                let k =
+                    string_field(p, "name", ctx)?.ok_or_else(|| err(&ctx.file, "`param` without `name` or `from`"))?;
+                let v = string_field(p, "value", ctx)?.unwrap_or_default();
+                n.params.push((k, v));
+            }
+        }
+    }
+    if let Some(Value::Sequence(rs)) = b.get("remap") {
+        for r in rs {
+            let Value::Mapping(r) = r else {
+                return Err(err(&ctx.file, "a `remap` entry must be a mapping"));
+            };
+            let from = string_field(r, "from", ctx)?.ok_or_else(|| err(&ctx.file, "`remap` without `from`"))?;
+            let to = string_field(r, "to", ctx)?.ok_or_else(|| err(&ctx.file, "`remap` without `to`"))?;
+            n.remaps.push((from, to));
+        }
+    }
+    Ok(n)
+}
+
+/// Expands `$(...)` substitutions (nested ones first).
+fn subst(s: &str, ctx: &Ctx) -> Result<String> {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("$(") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        // Find the matching parenthesis.
+        let mut depth = 1;
+        let mut end = None;
+        for (j, c) in after.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(j);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = end.ok_or_else(|| err(&ctx.file, format!("unclosed `$(` in `{s}`")))?;
+        let inner = subst(&after[..end], ctx)?;
+        out.push_str(&evaluate(&inner, ctx)?);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn evaluate(expr: &str, ctx: &Ctx) -> Result<String> {
+    let mut parts = expr.split_whitespace();
+    let verb = parts.next().unwrap_or("");
+    let args: Vec<&str> = parts.collect();
+    let one = |what: &str| -> Result<&str> {
+        args.first()
+            .copied()
+            .ok_or_else(|| err(&ctx.file, format!("`$({verb})` needs {what}")))
+    };
+    match verb {
+        "var" => {
+            let n = one("a name")?;
+            ctx.vars.get(n).cloned().ok_or_else(|| {
+                err(
+                    &ctx.file,
+                    format!("`$(var {n})`: no argument or variable `{n}` is declared before it"),
+                )
+            })
+        }
+        "env" => {
+            let n = one("a name")?;
+            match (std::env::var(n), args.get(1)) {
+                (Ok(v), _) => Ok(v),
+                (Err(_), Some(d)) => Ok(d.trim_matches('\'').to_string()),
+                (Err(_), None) => Err(err(
+                    &ctx.file,
+                    format!("`$(env {n})`: the environment variable is not set"),
+                )),
+            }
+        }
+        "find-pkg-share" | "find-pkg-prefix" => {
+            let p = one("a package")?;
+            ctx.packages.get(p).map(|d| d.display().to_string()).ok_or_else(|| {
+                err(
+                    &ctx.file,
+                    format!(
+                        "package `{p}` is not installed: modbot launch provides {}; run this file with `ros2 launch` in a ROS 2 installation that has `{p}`",
+                        ctx.packages.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                )
+            })
+        }
+        "dirname" => Ok(ctx
+            .file
+            .parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| ".".into())),
+        "eq" | "equals" => {
+            if args.len() != 2 {
+                return Err(err(&ctx.file, format!("`$({verb})` needs two values")));
+            }
+            Ok((args[0] == args[1]).to_string())
+        }
+        "not" => Ok((!truthy(one("a value")?, &ctx.file)?).to_string()),
+        "and" | "or" => {
+            let vals: Vec<bool> = args.iter().map(|a| truthy(a, &ctx.file)).collect::<Result<_>>()?;
+            Ok(if verb == "and" {
+                vals.iter().all(|b| *b)
+            } else {
+                vals.iter().any(|b| *b)
+            }
+            .to_string())
+        }
+        other => Err(err(
+            &ctx.file,
+            format!("substitution `$({other} ...)` is not supported by modbot launch"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
+    fn tmp(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("modbot-launch-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("tmp dir");
+        d
+    }
+
+    #[test]
+    fn args_namespaces_params_remaps_conditions_and_includes() {
+        let d = tmp("a");
+        let pk: BTreeMap<String, PathBuf> = [("modbot_bringup".to_string(), d.clone())].into();
+        write(
+            &d,
+            "inner.launch.yaml",
+            "launch:\n- arg: {name: who, default: x}\n- node: {pkg: modbot_ros, exec: sim_node, name: sim_$(var who)}\n",
+        );
+        let f = write(
+            &d,
+            "top.launch.yaml",
+            "launch:\n\
+             - arg: {name: robot, default: 'pp:8', description: the robot}\n\
+             - arg: {name: namespace, default: snake1}\n\
+             - arg: {name: rviz, default: 'false'}\n\
+             - group:\n\
+             \x20   - push-ros-namespace: {namespace: $(var namespace)}\n\
+             \x20   - node:\n\
+             \x20       pkg: modbot_ros\n\
+             \x20       exec: gait_node\n\
+             \x20       param: [{name: robot, value: $(var robot)}, {name: gait_params, value: [A=40, dphi=-110]}, {from: $(find-pkg-share modbot_bringup)/p.yaml}]\n\
+             \x20       remap: [{from: gait/command, to: /cmd}]\n\
+             \x20   - include: {file: $(dirname)/inner.launch.yaml, arg: [{name: who, value: y}]}\n\
+             - node: {pkg: rviz2, exec: rviz2, if: $(var rviz)}\n",
+        );
+        let l = resolve(&f, &[("robot".into(), "py:16".into())], &pk).expect("resolves");
+        assert_eq!(l.args.len(), 4);
+        assert_eq!(l.nodes.len(), 2);
+        let g = &l.nodes[0];
+        assert_eq!(g.namespace.as_deref(), Some("/snake1"));
+        assert_eq!(g.params[0], ("robot".into(), "py:16".into()));
+        assert_eq!(g.params[1], ("gait_params".into(), "[A=40, dphi=-110]".into()));
+        assert_eq!(g.params_files[0], d.join("p.yaml"));
+        assert_eq!(g.remaps[0], ("gait/command".into(), "/cmd".into()));
+        assert!(g.argv().contains(&"__ns:=/snake1".to_string()));
+        assert_eq!(l.nodes[1].name.as_deref(), Some("sim_y"));
+        assert_eq!(l.nodes[1].namespace.as_deref(), Some("/snake1"));
+        // rviz switched on: its package is not modbot's, so resolution says so.
+        let e = resolve(&f, &[("rviz".into(), "true".into())], &pk);
+        // The node itself resolves (the process start is what needs the package).
+        assert!(e.is_ok());
+    }
+
+    #[test]
+    fn errors_name_what_is_wrong() {
+        let d = tmp("b");
+        let pk: BTreeMap<String, PathBuf> = BTreeMap::new();
+        for (text, want) in [
+            ("nodes: []\n", "launch:"),
+            ("launch:\n- node: {pkg: a}\n", "exec"),
+            ("launch:\n- node: {pkg: a, exec: b, name: $(var nope)}\n", "nope"),
+            (
+                "launch:\n- include: {file: $(find-pkg-share ros_gz_sim)/launch/gz_sim.launch.yaml}\n",
+                "ros_gz_sim",
+            ),
+            ("launch:\n- arg: {name: must}\n", "required"),
+            ("launch:\n- bogus: {}\n", "bogus"),
+            ("launch:\n- node: {pkg: a, exec: b, if: maybe}\n", "maybe"),
+            ("launch: [\n", "bad.launch.yaml"),
+        ] {
+            let f = write(&d, "bad.launch.yaml", text);
+            let e = resolve(&f, &[], &pk).expect_err(text).to_string();
+            assert!(e.contains(want), "{text}: {e}");
+        }
+        let f = write(&d, "ok.launch.yaml", "launch:\n- arg: {name: a, default: '1'}\n");
+        let e = resolve(&f, &[("b".into(), "2".into())], &pk)
+            .expect_err("undeclared")
+            .to_string();
+        assert!(e.contains("`b` is not declared"), "{e}");
+    }
+}
