@@ -149,8 +149,9 @@ pub enum MolemodWhat {
 
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: `sim` (physics speed) or `astar` (grid A* against `pathfinding`).
-    #[arg(value_parser = ["sim", "astar"])]
+    /// What to measure: `sim` (physics speed), `astar` (grid A* against `pathfinding`) or
+    /// `ros` (DDS latency and rate over loopback, in a private network namespace).
+    #[arg(value_parser = ["sim", "astar", "ros"])]
     pub what: String,
     /// A* queries per map.
     #[arg(long, default_value_t = 100)]
@@ -393,6 +394,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Run(args) => crate::run_cmd::run(&args),
         Command::Sweep(args) => crate::sweep_cmd::run(&args),
         Command::Bench(args) if args.what == "astar" => crate::plan_cmd::bench(args.queries, &[256, 1024, 2048]),
+        Command::Bench(args) if args.what == "ros" => crate::bench_ros::run(),
         Command::Bench(args) => crate::bench_cmd::run(&args),
         Command::Molemod(args) => crate::molemod_cmd::run(&args),
         Command::Plan(args) => crate::plan_cmd::run(&args),

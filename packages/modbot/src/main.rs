@@ -1,6 +1,7 @@
 //! The `modbot` command.
 
 mod bench_cmd;
+mod bench_ros;
 mod cli;
 mod export_cmd;
 mod gait_cmd;
@@ -24,7 +25,10 @@ fn main() -> ExitCode {
         return modbot_ros::run_node(&argv[2], argv[3..].to_vec());
     }
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "warn,rustdds=error,rustdds::discovery::discovery_db=off,ros2_client=error".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     let cli = cli::Cli::parse();
