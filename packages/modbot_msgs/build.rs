@@ -74,6 +74,21 @@ fn main() {
         let _ = writeln!(out, "    ({:?}, {:?}),", m.package, m.name);
     }
     let _ = writeln!(out, "];\n");
+    let _ = writeln!(out, "/// The field list of a message by its ROS type (`pkg/msg/Name`).");
+    let _ = writeln!(
+        out,
+        "pub fn fields_of(ros_type: &str) -> Option<&'static [(&'static str, &'static str)]> {{"
+    );
+    let _ = writeln!(out, "    use crate::RosMessage as _;");
+    let _ = writeln!(out, "    match ros_type {{");
+    for m in msgs.values() {
+        let _ = writeln!(
+            out,
+            "        \"{}/msg/{}\" => Some(crate::{}::msg::{}::FIELDS),",
+            m.package, m.name, m.package, m.name
+        );
+    }
+    let _ = writeln!(out, "        _ => None,\n    }}\n}}\n");
     for (pkg, list) in by_pkg {
         let _ = writeln!(out, "/// Messages of the ROS package `{pkg}`.");
         let _ = writeln!(out, "pub mod {pkg} {{");

@@ -97,6 +97,7 @@ pub fn run(args: &LaunchArgs) -> Result<()> {
             .arg("node")
             .arg(&n.exec)
             .args(n.argv())
+            .env(modbot_ros::PARENT_ENV, std::process::id().to_string())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

@@ -66,6 +66,28 @@ pub fn init_logging(level: Option<&str>) {
         .try_init();
 }
 
+/// Environment variable a launcher sets to its pid: the node exits when that process is
+/// gone (killed launchers must not leave nodes behind).
+pub const PARENT_ENV: &str = "MODBOT_LAUNCH_PARENT";
+
+/// With [`PARENT_ENV`] set, exits this process as soon as its parent is no longer that pid.
+pub fn watch_parent() {
+    let Some(pid) = std::env::var(PARENT_ENV).ok().and_then(|s| s.parse::<u32>().ok()) else {
+        return;
+    };
+    let _ = std::thread::Builder::new().name("parent-watch".into()).spawn(move || {
+        loop {
+            if std::os::unix::process::parent_id() != pid {
+                // stderr may be a pipe nobody reads any more: no eprintln! (it panics).
+                use std::io::Write as _;
+                let _ = writeln!(std::io::stderr(), "launcher {pid} is gone: stopping");
+                std::process::exit(0);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    });
+}
+
 /// The nodes this crate provides, by executable name.
 pub const NODES: &[&str] = &["gait_node", "sim_node"];
 
@@ -76,6 +98,7 @@ pub fn main_of<C: NodeConfig>(
     body: fn(&mut dds::DdsTransport, C, Arc<AtomicBool>) -> Result<()>,
 ) -> std::process::ExitCode {
     let stop = Arc::new(AtomicBool::new(false));
+    watch_parent();
     let r = start_node::<C>(default_name, argv).and_then(|(mut t, cfg)| body(&mut t, cfg, stop));
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,

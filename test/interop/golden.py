@@ -1,0 +1,114 @@
+"""Golden CDR bytes from rclpy for modbot_msgs' generated types (run in the interop venv).
+
+    target/interop-venv/bin/python test/interop/golden.py > packages/modbot_msgs/tests/golden.json
+
+Prints {"name": {"type": "pkg/msg/Name", "hex": "...", "fields": [[name, type], ...]}}: the
+bytes of rclpy.serialization.serialize_message (with the 4-byte encapsulation header) for
+fixed values, and the field list rosidl reports for every type involved.
+"""
+import json
+import sys
+
+from rclpy.serialization import serialize_message
+from builtin_interfaces.msg import Time, Duration
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension, Header, ColorRGBA, String
+from sensor_msgs.msg import JointState
+from nav_msgs.msg import Odometry, Path, OccupancyGrid
+from geometry_msgs.msg import PoseStamped, TransformStamped, Point
+from rosgraph_msgs.msg import Clock
+from visualization_msgs.msg import Marker, MarkerArray
+
+
+def header(sec, nsec, frame):
+    return Header(stamp=Time(sec=sec, nanosec=nsec), frame_id=frame)
+
+
+def cases():
+    m = Float64MultiArray()
+    m.layout.dim = [MultiArrayDimension(label="joints", size=3, stride=3)]
+    m.layout.data_offset = 0
+    m.data = [0.1, -0.2, 0.3]
+    yield "float64_multi_array", m
+
+    j = JointState(header=header(12, 345, "base_link"), name=["j1", "j2"], position=[0.5, -0.25],
+                   velocity=[1.0, 2.0], effort=[])
+    yield "joint_state", j
+
+    o = Odometry(header=header(1, 2, "odom"), child_frame_id="base_link")
+    o.pose.pose.position.x, o.pose.pose.position.y, o.pose.pose.position.z = 1.0, 2.0, 3.0
+    o.pose.covariance = [i * 0.5 for i in range(36)]
+    o.twist.twist.linear.x, o.twist.twist.linear.y, o.twist.twist.linear.z = 0.1, 0.2, 0.3
+    o.twist.twist.angular.z = 0.5
+    yield "odometry", o
+
+    yield "clock", Clock(clock=Time(sec=5, nanosec=6))
+
+    t = TransformStamped(header=header(3, 4, "odom"), child_frame_id="base_link")
+    t.transform.translation.x, t.transform.translation.z = 0.5, 0.1
+    t.transform.rotation.z, t.transform.rotation.w = 0.7071067811865476, 0.7071067811865476
+    yield "transform_stamped", t
+
+    p = PoseStamped(header=header(0, 0, "map"))
+    p.pose.position.x, p.pose.position.y = 1.5, -2.0
+    yield "pose_stamped", p
+
+    path = Path(header=header(0, 0, "map"))
+    for x in (0.0, 1.0):
+        q = PoseStamped(header=header(0, 0, "map"))
+        q.pose.position.x = x
+        path.poses.append(q)
+    yield "path", path
+
+    mk = Marker(header=header(0, 0, "map"), ns="subgoals", id=7, type=Marker.SPHERE, action=Marker.ADD)
+    mk.pose.position.x, mk.pose.position.y = 1.0, 2.0
+    mk.scale.x = mk.scale.y = mk.scale.z = 0.1
+    mk.color = ColorRGBA(r=1.0, g=0.0, b=0.0, a=1.0)
+    mk.lifetime = Duration(sec=0, nanosec=0)
+    mk.points = [Point(x=0.0, y=0.0, z=0.0)]
+    mk.text = "row 1"
+    yield "marker_array", MarkerArray(markers=[mk])
+
+    g = OccupancyGrid(header=header(0, 0, "map"))
+    g.info.resolution = 0.05
+    g.info.width, g.info.height = 3, 2
+    g.info.origin.position.x, g.info.origin.position.y = -1.0, -1.0
+    g.data = [0, 100, -1, 0, 0, 100]
+    yield "occupancy_grid", g
+
+    yield "string", String(data="<robot name=\"x\"/>")
+
+
+def type_name(cls):
+    mod = cls.__module__.split(".")[0]
+    return f"{mod}/msg/{cls.__name__}"
+
+
+def fields_of(cls, out):
+    name = type_name(cls)
+    if name in out:
+        return
+    fields = list(cls.get_fields_and_field_types().items())
+    out[name] = fields
+    import importlib
+    for _, t in fields:
+        base = t
+        for prefix in ("sequence<",):
+            if base.startswith(prefix):
+                base = base[len(prefix):].split(",")[0].rstrip(">")
+        base = base.split("[")[0]
+        if "/" in base:
+            pkg, n = base.split("/")
+            fields_of(getattr(importlib.import_module(f"{pkg}.msg"), n), out)
+
+
+def main():
+    golden, fields = {}, {}
+    for name, msg in cases():
+        golden[name] = {"type": type_name(type(msg)), "hex": serialize_message(msg).hex()}
+        fields_of(type(msg), fields)
+    json.dump({"messages": golden, "fields": fields}, sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

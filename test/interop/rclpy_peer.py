@@ -1,0 +1,139 @@
+"""An rclpy node that checks modbot's nodes from real ROS 2 (used by modbot_ros/tests/interop.rs).
+
+    rclpy_peer.py --ns /snake1 --node gait_node --set-gait sidewinding --timeout 40
+
+Subscribes {ns}/position_controller/commands, {ns}/joint_states and {ns}/odom; once each has
+delivered 5 messages it sets the `gait` parameter of {ns}/{node} through the parameter
+service (rcl_interfaces/SetParameters), reads it back, tries a gait that does not exist,
+keeps listening for 3 s and prints one JSON object. Exit 0 when everything arrived and the
+valid set succeeded.
+"""
+import argparse
+import json
+import sys
+import time
+
+import rclpy
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import qos_profile_sensor_data
+from rcl_interfaces.srv import GetParameters, SetParameters
+from std_msgs.msg import Float64MultiArray
+from sensor_msgs.msg import JointState
+from nav_msgs.msg import Odometry
+
+
+class Peer(Node):
+    def __init__(self, ns):
+        super().__init__("modbot_interop_peer")
+        self.counts = {"commands": 0, "joint_states": 0, "odom": 0}
+        self.last_commands = None
+        self.last_js = None
+        self.odom_first = None
+        self.odom_last = None
+        self.create_subscription(Float64MultiArray, f"{ns}/position_controller/commands", self.on_cmd, 10)
+        self.create_subscription(JointState, f"{ns}/joint_states", self.on_js, qos_profile_sensor_data)
+        self.create_subscription(Odometry, f"{ns}/odom", self.on_odom, qos_profile_sensor_data)
+
+    def on_cmd(self, m):
+        self.counts["commands"] += 1
+        self.last_commands = list(m.data)
+
+    def on_js(self, m):
+        self.counts["joint_states"] += 1
+        self.last_js = {"name": list(m.name), "position": list(m.position)}
+
+    def on_odom(self, m):
+        self.counts["odom"] += 1
+        p = m.pose.pose.position
+        xyz = [p.x, p.y, p.z, m.header.stamp.sec + m.header.stamp.nanosec * 1e-9]
+        if self.odom_first is None:
+            self.odom_first = xyz
+        self.odom_last = xyz
+
+
+def call(node, client, request, timeout):
+    if not client.wait_for_service(timeout_sec=timeout):
+        return None
+    fut = client.call_async(request)
+    rclpy.spin_until_future_complete(node, fut, timeout_sec=timeout)
+    return fut.result()
+
+
+def set_gait(node, target, value, timeout):
+    cli = node.create_client(SetParameters, f"{target}/set_parameters")
+    req = SetParameters.Request()
+    req.parameters = [Parameter("gait", Parameter.Type.STRING, value).to_parameter_msg()]
+    res = call(node, cli, req, timeout)
+    if res is None:
+        return {"successful": False, "reason": "no response from set_parameters"}
+    r = res.results[0]
+    return {"successful": bool(r.successful), "reason": r.reason}
+
+
+def get_gait(node, target, timeout):
+    cli = node.create_client(GetParameters, f"{target}/get_parameters")
+    req = GetParameters.Request()
+    req.names = ["gait"]
+    res = call(node, cli, req, timeout)
+    if res is None or not res.values:
+        return None
+    return res.values[0].string_value
+
+
+def drive(node, ns, joints, angle, seconds):
+    """Publish a constant pose to a sim_node (rclpy as the controller) and report its joints."""
+    pub = node.create_publisher(Float64MultiArray, f"{ns}/position_controller/commands", 10)
+    seen = {}
+    node.create_subscription(JointState, f"{ns}/joint_states", lambda m: seen.update(p=list(m.position)), qos_profile_sensor_data)
+    end = time.time() + seconds
+    while time.time() < end:
+        pub.publish(Float64MultiArray(data=[angle] * joints))
+        rclpy.spin_once(node, timeout_sec=0.02)
+    return {"target": angle, "positions": seen.get("p")}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ns", default="")
+    ap.add_argument("--node", default="gait_node")
+    ap.add_argument("--set-gait", required=True)
+    ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--drive-sim", default="", help="namespace of a sim_node to drive to a pose directly")
+    ap.add_argument("--joints", type=int, default=8)
+    a = ap.parse_args()
+    rclpy.init()
+    peer = Peer(a.ns)
+    target = f"{a.ns}/{a.node}"
+    deadline = time.time() + a.timeout
+    while time.time() < deadline and min(peer.counts.values()) < 5:
+        rclpy.spin_once(peer, timeout_sec=0.1)
+    out = {"counts_before_set": dict(peer.counts)}
+    if min(peer.counts.values()) < 5:
+        out["error"] = "timed out waiting for topics"
+        print(json.dumps(out))
+        return 1
+    out["set"] = set_gait(peer, target, a.set_gait, 10.0)
+    out["read_back"] = get_gait(peer, target, 10.0)
+    out["set_unknown"] = set_gait(peer, target, "no_such_gait", 10.0)
+    out["read_back_after_unknown"] = get_gait(peer, target, 10.0)
+    end = time.time() + 3.0
+    while time.time() < end:
+        rclpy.spin_once(peer, timeout_sec=0.05)
+    if a.drive_sim:
+        out["driven"] = drive(peer, a.drive_sim, a.joints, 0.3, 6.0)
+    out.update(
+        counts=peer.counts,
+        last_commands=peer.last_commands,
+        last_joint_states=peer.last_js,
+        odom_first=peer.odom_first,
+        odom_last=peer.odom_last,
+    )
+    print(json.dumps(out))
+    peer.destroy_node()
+    rclpy.shutdown()
+    return 0 if out["set"]["successful"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
