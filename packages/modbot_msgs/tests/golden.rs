@@ -165,8 +165,8 @@ fn clock_transform_pose_path_string() {
     };
     t.transform.translation.x = 0.5;
     t.transform.translation.z = 0.1;
-    t.transform.rotation.z = 0.7071067811865476;
-    t.transform.rotation.w = 0.7071067811865476;
+    t.transform.rotation.z = std::f64::consts::FRAC_1_SQRT_2;
+    t.transform.rotation.w = std::f64::consts::FRAC_1_SQRT_2;
     check("transform_stamped", t);
     let mut p = PoseStamped {
         header: header(0, 0, "map"),
