@@ -21,6 +21,7 @@ from rcl_interfaces.srv import GetParameters, SetParameters
 from std_msgs.msg import Float64MultiArray
 from sensor_msgs.msg import JointState
 from nav_msgs.msg import Odometry
+from rcl_interfaces.msg import Log
 
 
 class Peer(Node):
@@ -34,6 +35,8 @@ class Peer(Node):
         self.create_subscription(Float64MultiArray, f"{ns}/position_controller/commands", self.on_cmd, 10)
         self.create_subscription(JointState, f"{ns}/joint_states", self.on_js, qos_profile_sensor_data)
         self.create_subscription(Odometry, f"{ns}/odom", self.on_odom, qos_profile_sensor_data)
+        self.rosout = []
+        self.create_subscription(Log, "/rosout", lambda m: self.rosout.append([m.name, m.level, m.msg]), 100)
 
     def on_cmd(self, m):
         self.counts["commands"] += 1
@@ -128,6 +131,7 @@ def main():
         last_joint_states=peer.last_js,
         odom_first=peer.odom_first,
         odom_last=peer.odom_last,
+        rosout=peer.rosout[-50:],
     )
     print(json.dumps(out))
     peer.destroy_node()

@@ -124,6 +124,14 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service() {
         serde_json::from_value(doc["driven"]["positions"].clone()).expect("driven sim's joint states");
     assert_eq!(driven.len(), 4);
     assert!(driven.iter().all(|q| (q - 0.3).abs() < 0.1), "{driven:?}");
+    // gait_node's log reached rclpy through /rosout.
+    let rosout = doc["rosout"].as_array().expect("rosout");
+    assert!(
+        rosout
+            .iter()
+            .any(|l| l[0] == "snake1.gait_node" && l[2].as_str().unwrap_or("").contains("sidewinding")),
+        "no gait_node line about the new gait on /rosout: {rosout:?}"
+    );
     // And gait_node acted on the parameter.
     let s = wait_for(Duration::from_secs(10), || {
         state.take().and_then(Result::ok).filter(|s| s.gait == "sidewinding")

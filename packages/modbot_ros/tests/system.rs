@@ -347,6 +347,67 @@ fn garbage_is_logged_and_refused_and_the_nodes_stay_alive() {
 }
 
 #[test]
+fn the_watchdog_holds_the_pose_when_commands_stop() {
+    if reexec_in_netns("the_watchdog_holds_the_pose_when_commands_stop") {
+        return;
+    }
+    let gait = NodeProc::spawn(
+        gait_node(),
+        &[
+            "--ros-args",
+            "-r",
+            "__ns:=/wd",
+            "-p",
+            "watchdog_s:=0.5",
+            "-p",
+            "state_rate_hz:=50",
+        ],
+    );
+    let mut probe = probe("watchdog_probe");
+    let state = probe
+        .subscription::<GaitState>("/wd/gait/state", Qos::Reliable)
+        .expect("state");
+    let cmd = probe
+        .publisher::<GaitCommand>("/wd/gait/command", Qos::Reliable)
+        .expect("cmd");
+    let holding = |want: bool, secs: u64| {
+        wait_for(Duration::from_secs(secs), || {
+            state.take().and_then(Result::ok).filter(|s| s.holding == want)
+        })
+    };
+    // No command since start: after 0.5 s the node holds.
+    assert!(holding(true, 15).is_some(), "watchdog never fired:\n{}", gait.log());
+    // A command restarts the gait...
+    let restarted = wait_for(Duration::from_secs(10), || {
+        cmd.publish(GaitCommand {
+            gait: "caterpillar".into(),
+            ..Default::default()
+        })
+        .ok()?;
+        std::thread::sleep(Duration::from_millis(100));
+        let mut last = None;
+        while let Some(Ok(s)) = state.take() {
+            last = Some(s);
+        }
+        last.filter(|s| !s.holding)
+    });
+    assert!(
+        restarted.is_some(),
+        "a command did not restart the gait:\n{}",
+        gait.log()
+    );
+    // ...and silence stops it again.
+    let t = std::time::Instant::now();
+    assert!(holding(true, 10).is_some(), "watchdog did not fire again");
+    assert!(
+        t.elapsed() >= Duration::from_millis(300),
+        "held too early: {:?}",
+        t.elapsed()
+    );
+    assert!(gait.log().contains("holding the pose"), "{}", gait.log());
+}
+
+#[test]
 fn bad_parameters_at_start_are_named_and_the_node_exits() {
     // No DDS traffic: the node refuses before joining the graph.
     let out = std::process::Command::new(gait_node())
