@@ -16,6 +16,14 @@ fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     collect(&root.join("msg"), "modbot_msgs", &mut files);
+    let mut srv_files: Vec<PathBuf> = std::fs::read_dir(root.join("srv"))
+        .map(|rd| {
+            rd.map(|e| e.expect("readable srv/").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "srv"))
+                .collect()
+        })
+        .unwrap_or_default();
+    srv_files.sort();
     let interfaces = root.join("interfaces");
     let mut pkgs: Vec<PathBuf> = std::fs::read_dir(&interfaces)
         .expect("interfaces/ exists")
@@ -32,6 +40,7 @@ fn main() {
     }
     println!("cargo::rerun-if-changed=msg");
     println!("cargo::rerun-if-changed=interfaces");
+    println!("cargo::rerun-if-changed=srv");
 
     let mut msgs: BTreeMap<(String, String), Msg> = BTreeMap::new();
     for (pkg, path) in &files {
@@ -48,6 +57,38 @@ fn main() {
             }
             Err((line, why)) => panic!("{}:{line}: {why}", path.display()),
         }
+    }
+    // A service is two messages, `Name_Request` and `Name_Response`, split at `---`.
+    let mut services: Vec<(String, String)> = Vec::new();
+    for path in &srv_files {
+        println!("cargo::rerun-if-changed={}", path.display());
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let name = path
+            .file_stem()
+            .and_then(|n| n.to_str())
+            .expect("utf-8 file name")
+            .to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        let sep = lines.iter().position(|l| l.trim() == "---").unwrap_or_else(|| {
+            panic!(
+                "{}: a service needs a `---` line between request and response",
+                path.display()
+            )
+        });
+        for (part, body, offset) in [
+            ("Request", lines[..sep].join("\n"), 0),
+            ("Response", lines[sep + 1..].join("\n"), sep + 1),
+        ] {
+            let n = format!("{name}_{part}");
+            match parse("modbot_msgs", &n, &body) {
+                Ok(mut m) => {
+                    m.kind = "srv";
+                    msgs.insert(("modbot_msgs".to_string(), n), m);
+                }
+                Err((line, why)) => panic!("{}:{}: {why}", path.display(), line + offset),
+            }
+        }
+        services.push(("modbot_msgs".to_string(), name));
     }
     // Resolve every nested type now, so a typo fails the build naming the file and line.
     for m in msgs.values() {
@@ -68,9 +109,15 @@ fn main() {
     for m in msgs.values() {
         by_pkg.entry(m.package.as_str()).or_default().push(m);
     }
+    let _ = writeln!(out, "/// Every generated service, as (package, name).");
+    let _ = writeln!(out, "pub const ALL_SERVICES: &[(&str, &str)] = &[");
+    for (p, n) in &services {
+        let _ = writeln!(out, "    ({p:?}, {n:?}),");
+    }
+    let _ = writeln!(out, "];\n");
     let _ = writeln!(out, "/// Every generated message, as (package, name).");
     let _ = writeln!(out, "pub const ALL_MESSAGES: &[(&str, &str)] = &[");
-    for m in msgs.values() {
+    for m in msgs.values().filter(|m| m.kind == "msg") {
         let _ = writeln!(out, "    ({:?}, {:?}),", m.package, m.name);
     }
     let _ = writeln!(out, "];\n");
@@ -84,20 +131,27 @@ fn main() {
     for m in msgs.values() {
         let _ = writeln!(
             out,
-            "        \"{}/msg/{}\" => Some(crate::{}::msg::{}::FIELDS),",
-            m.package, m.name, m.package, m.name
+            "        \"{}/{}/{}\" => Some(crate::{}::{}::{}::FIELDS),",
+            m.package, m.kind, m.name, m.package, m.kind, m.name
         );
     }
     let _ = writeln!(out, "        _ => None,\n    }}\n}}\n");
     for (pkg, list) in by_pkg {
         let _ = writeln!(out, "/// Messages of the ROS package `{pkg}`.");
         let _ = writeln!(out, "pub mod {pkg} {{");
-        let _ = writeln!(out, "    /// The package's `msg/` interfaces.");
-        let _ = writeln!(out, "    pub mod msg {{");
-        for m in list {
-            emit(&mut out, m);
+        for kind in ["msg", "srv"] {
+            let of_kind: Vec<&&Msg> = list.iter().filter(|m| m.kind == kind).collect();
+            if of_kind.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "    /// The package's `{kind}/` interfaces.");
+            let _ = writeln!(out, "    pub mod {kind} {{");
+            for m in of_kind {
+                emit(&mut out, m);
+            }
+            let _ = writeln!(out, "    }}");
         }
-        let _ = writeln!(out, "    }}\n}}\n");
+        let _ = writeln!(out, "}}\n");
     }
     let dest = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("generated.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
@@ -153,6 +207,7 @@ struct Constant {
 
 #[derive(Debug)]
 struct Msg {
+    kind: &'static str,
     package: String,
     name: String,
     doc: Vec<String>,
@@ -236,6 +291,7 @@ fn check_type_name(s: &str) -> Result<(), String> {
 
 fn parse(pkg: &str, name: &str, text: &str) -> Result<Msg, (usize, String)> {
     let mut msg = Msg {
+        kind: "msg",
         package: pkg.into(),
         name: name.into(),
         doc: Vec::new(),
@@ -514,6 +570,7 @@ fn emit(out: &mut String, m: &Msg) {
     let _ = writeln!(out, "{ind}impl crate::RosMessage for {} {{", m.name);
     let _ = writeln!(out, "{ind}    const PACKAGE: &'static str = {:?};", m.package);
     let _ = writeln!(out, "{ind}    const NAME: &'static str = {:?};", m.name);
+    let _ = writeln!(out, "{ind}    const KIND: &'static str = {:?};", m.kind);
     let _ = writeln!(
         out,
         "{ind}    const FIELDS: &'static [(&'static str, &'static str)] = &["

@@ -57,6 +57,26 @@ fn sim_launch_resolves_arguments_namespaces_and_parameters() {
 }
 
 #[test]
+fn mission_launch_starts_the_four_nodes_of_the_data_flow() {
+    let o = modbot(&[
+        "launch",
+        "launch/mission.launch.yaml",
+        "--print",
+        "robot:=pp_8",
+        "configuration:=caterpillar",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for n in ["sim_node", "gait_node", "planner_node", "executive_node"] {
+        assert!(text.contains(&format!("node {n} ")), "{n} missing:\n{text}");
+    }
+    assert!(
+        text.contains("available:=[caterpillar]") && text.contains("configuration:=caterpillar"),
+        "{text}"
+    );
+}
+
+#[test]
 fn launch_refuses_what_it_cannot_run_and_says_why() {
     let o = modbot(&["launch", "launch/gazebo.launch.yaml"]);
     assert_eq!(o.status.code(), Some(2));
@@ -73,9 +93,9 @@ fn launch_refuses_what_it_cannot_run_and_says_why() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("`colour` is not declared"));
     let o = modbot(&["launch", "launch/sim.launch.yaml", "robot"]);
     assert_eq!(o.status.code(), Some(2));
-    let o = modbot(&["node", "planner_node"]);
+    let o = modbot(&["node", "mapper_node"]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("gait_node, sim_node"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("gait_node, sim_node, planner_node, executive_node"));
 }
 
 #[derive(Clone)]

@@ -7,19 +7,21 @@ use serde::de::DeserializeOwned;
 pub trait RosMessage: Serialize + DeserializeOwned + Clone + Default + std::fmt::Debug + Send + 'static {
     /// ROS package, e.g. `sensor_msgs`.
     const PACKAGE: &'static str;
-    /// Type name, e.g. `JointState`.
+    /// Type name, e.g. `JointState` (`Plan_Request` for a service part).
     const NAME: &'static str;
+    /// `msg`, or `srv` for a service's request and response.
+    const KIND: &'static str = "msg";
     /// Fields in wire order, with the type as rosidl's `get_fields_and_field_types` prints it.
     const FIELDS: &'static [(&'static str, &'static str)];
 
     /// `pkg/msg/Name`, as `ros2 topic info` prints it.
     fn ros_type() -> String {
-        format!("{}/msg/{}", Self::PACKAGE, Self::NAME)
+        format!("{}/{}/{}", Self::PACKAGE, Self::KIND, Self::NAME)
     }
 
     /// The DDS type name on the wire: `pkg::msg::dds_::Name_`.
     fn dds_type() -> String {
-        format!("{}::msg::dds_::{}_", Self::PACKAGE, Self::NAME)
+        format!("{}::{}::dds_::{}_", Self::PACKAGE, Self::KIND, Self::NAME)
     }
 
     /// Checks the `.msg` bounds (`string<=N`, `T[<=N]`) the Rust type cannot express.
@@ -145,7 +147,7 @@ pub mod cdr {
     }
 }
 
-#[allow(clippy::all, clippy::pedantic, unused_qualifications)]
+#[allow(clippy::all, clippy::pedantic, unused_qualifications, non_camel_case_types)]
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/generated.rs"));
 }

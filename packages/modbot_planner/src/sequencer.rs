@@ -20,6 +20,34 @@ pub struct Pose2 {
     pub yaw: f64,
 }
 
+/// The reference objects of a scenario for [`Sequencer::new`]: every obstacle at its
+/// centre and yaw, and `target` at the goal (the start when there is no goal).
+pub fn references(scenario: &modbot_core::Scenario) -> BTreeMap<String, Pose2> {
+    let mut refs = BTreeMap::new();
+    for o in &scenario.obstacles {
+        refs.insert(
+            o.name.clone(),
+            Pose2 {
+                x: o.position_m[0],
+                y: o.position_m[1],
+                yaw: o.yaw_deg.to_radians(),
+            },
+        );
+    }
+    let g = scenario
+        .goal
+        .unwrap_or([scenario.robot_start.xyz[0], scenario.robot_start.xyz[1]]);
+    refs.insert(
+        "target".into(),
+        Pose2 {
+            x: g[0],
+            y: g[1],
+            yaw: 0.0,
+        },
+    );
+    refs
+}
+
 /// What the sequencer asks the acting layer to do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
@@ -215,26 +243,7 @@ mod tests {
     fn setup(stuck_at_x: Option<f64>) -> (Sequencer, FakeRobot) {
         let s = Scenario::from_yaml(include_str!("../../../worlds/obstacle_course.yaml"), "oc").unwrap();
         let plan = source_decomposition(&s).unwrap();
-        let mut refs = BTreeMap::new();
-        for o in &s.obstacles {
-            refs.insert(
-                o.name.clone(),
-                Pose2 {
-                    x: o.position_m[0],
-                    y: o.position_m[1],
-                    yaw: o.yaw_deg.to_radians(),
-                },
-            );
-        }
-        let g = s.goal.unwrap();
-        refs.insert(
-            "target".into(),
-            Pose2 {
-                x: g[0],
-                y: g[1],
-                yaw: 0.0,
-            },
-        );
+        let refs = references(&s);
         let settings = SequencerSettings {
             row_timeout_s: 120.0,
             ..SequencerSettings::default()

@@ -13,7 +13,7 @@ use ros2_client::{Context, MessageTypeName, Name, Node, NodeName, NodeOptions, Q
 use crate::args::{RosArgs, resolve_topic, valid_name};
 use crate::error::{Result, RosError};
 use crate::params::{NodeConfig, ParamMap, ParamValue, coerce};
-use crate::transport::{Level, Pub, Qos, Sub, Transport};
+use crate::transport::{Level, Pub, Qos, Server, Sub, Transport};
 
 fn profile(q: Qos) -> QosProfile {
     let base = QosProfile::publisher_default();
@@ -177,6 +177,35 @@ impl DdsTransport {
     }
 }
 
+/// ros2-client wants its own `Message` marker on service types; this transparent wrapper
+/// carries it for any generated type (the CDR is the wrapped type's).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Wire<T>(pub T);
+
+impl<T: RosMessage> ros2_client::Message for Wire<T> {}
+
+/// ros2-client service server.
+pub struct DdsServer<Req: RosMessage, Resp: RosMessage>(ros2_client::service::Server<Wire<Req>, Wire<Resp>>);
+
+impl<Req: RosMessage, Resp: RosMessage> Server<Req, Resp> for DdsServer<Req, Resp> {
+    type Token = ros2_client::service::request_id::RmwRequestId;
+
+    fn take(&self) -> Option<std::result::Result<(Self::Token, Req), String>> {
+        match self.0.receive_request() {
+            Ok(Some((id, Wire(r)))) => Some(r.check_bounds().map(|()| (id, r))),
+            Ok(None) => None,
+            Err(e) => Some(Err(format!("{e:?}"))),
+        }
+    }
+
+    fn respond(&self, token: Self::Token, response: Resp) -> Result<()> {
+        self.0
+            .send_response(token, Wire(response))
+            .map_err(|e| RosError::Middleware(format!("service response: {e:?}")))
+    }
+}
+
 /// ros2-client publisher.
 pub struct DdsPub<M: RosMessage>(ros2_client::Publisher<M>, String);
 /// ros2-client subscription.
@@ -220,6 +249,29 @@ impl Transport for DdsTransport {
             .create_subscription::<M>(&t, Some(q))
             .map_err(|e| RosError::Middleware(format!("subscription `{topic}`: {e:?}")))?;
         Ok(DdsSub(s))
+    }
+
+    type Srv<Req: RosMessage, Resp: RosMessage> = DdsServer<Req, Resp>;
+
+    fn server<Req: RosMessage, Resp: RosMessage>(
+        &mut self,
+        name: &str,
+        package: &str,
+        service: &str,
+    ) -> Result<DdsServer<Req, Resp>> {
+        let resolved = self.resolve(name);
+        let q = profile(Qos::Reliable);
+        let s = self
+            .node
+            .create_server::<Wire<Req>, Wire<Resp>>(
+                ros2_client::ServiceMapping::Enhanced,
+                &to_name(&resolved)?,
+                &ros2_client::ServiceTypeName::new(package, service),
+                q.clone(),
+                q,
+            )
+            .map_err(|e| RosError::Middleware(format!("service `{resolved}`: {e:?}")))?;
+        Ok(DdsServer(s))
     }
 
     fn param_changes(&mut self) -> Vec<(String, ParamValue)> {

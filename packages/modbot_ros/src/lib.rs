@@ -10,13 +10,15 @@ pub mod transport;
 
 /// The nodes' logic, written once against [`transport::Transport`].
 pub mod nodes {
+    pub mod executive;
     pub mod gait;
+    pub mod planner;
     pub mod sim;
 }
 
 pub use args::RosArgs;
 pub use error::{Result, RosError};
-pub use transport::{Level, Pub, Qos, Sub, Transport};
+pub use transport::{Level, Pub, Qos, Server, Sub, Transport};
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -89,7 +91,7 @@ pub fn watch_parent() {
 }
 
 /// The nodes this crate provides, by executable name.
-pub const NODES: &[&str] = &["gait_node", "sim_node"];
+pub const NODES: &[&str] = &["gait_node", "sim_node", "planner_node", "executive_node"];
 
 /// Runs a node's loop until the process is told to stop; errors print and exit 1.
 pub fn main_of<C: NodeConfig>(
@@ -114,6 +116,10 @@ pub fn run_node(exec: &str, argv: Vec<String>) -> std::process::ExitCode {
     match exec {
         "gait_node" => main_of::<nodes::gait::GaitNodeConfig>("gait_node", argv, nodes::gait::run),
         "sim_node" => main_of::<nodes::sim::SimNodeConfig>("sim_node", argv, nodes::sim::run),
+        "planner_node" => main_of::<nodes::planner::PlannerNodeConfig>("planner_node", argv, nodes::planner::run),
+        "executive_node" => {
+            main_of::<nodes::executive::ExecutiveNodeConfig>("executive_node", argv, nodes::executive::run)
+        }
         other => {
             eprintln!("no node `{other}` (modbot_ros provides {})", NODES.join(", "));
             std::process::ExitCode::from(2)

@@ -45,6 +45,16 @@ pub trait Sub<M>: Send {
     fn take(&self) -> Option<std::result::Result<M, String>>;
 }
 
+/// Serves one service.
+pub trait Server<Req, Resp>: Send {
+    /// Identifies a request for its response.
+    type Token: Send;
+    /// The next request: `None` when none is waiting, `Some(Err)` when one did not decode.
+    fn take(&self) -> Option<std::result::Result<(Self::Token, Req), String>>;
+    /// Answers a request.
+    fn respond(&self, token: Self::Token, response: Resp) -> Result<()>;
+}
+
 /// A node's connection to the ROS graph.
 pub trait Transport: Send {
     /// Publisher type.
@@ -55,6 +65,15 @@ pub trait Transport: Send {
     fn publisher<M: RosMessage>(&mut self, topic: &str, qos: Qos) -> Result<Self::P<M>>;
     /// Creates a subscription.
     fn subscription<M: RosMessage>(&mut self, topic: &str, qos: Qos) -> Result<Self::S<M>>;
+    /// Service server type.
+    type Srv<Req: RosMessage, Resp: RosMessage>: Server<Req, Resp>;
+    /// Offers the service `package/srv/service` under a name relative to the node.
+    fn server<Req: RosMessage, Resp: RosMessage>(
+        &mut self,
+        name: &str,
+        package: &str,
+        service: &str,
+    ) -> Result<Self::Srv<Req, Resp>>;
     /// Parameter changes accepted over the parameter services since the last call.
     fn param_changes(&mut self) -> Vec<(String, ParamValue)>;
     /// The current value of a parameter.

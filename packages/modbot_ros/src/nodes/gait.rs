@@ -271,6 +271,12 @@ impl GaitCore {
         let scale = if c.speed_scale == 0.0 { 1.0 } else { c.speed_scale };
         built.generator.period_s /= scale;
         built.generator.direction *= direction;
+        // The same gait again is a heartbeat (a watchdog refresh), not a restart: restarting
+        // would reset the phase and, sent every second, keep the robot from ever finishing a
+        // cycle.
+        if !self.holding && self.running.as_ref().is_some_and(|r| r.generator == built.generator) {
+            return Ok(());
+        }
         let tr = (c.transition_time >= 0.0).then_some(c.transition_time);
         self.start(built, tr);
         Ok(())
@@ -585,6 +591,20 @@ mod tests {
         .unwrap();
         let s = core.state_msg(Header::default());
         assert_eq!(s.gait, "sidewinding");
+        for _ in 0..50 {
+            core.tick(0.01);
+        }
+        // The same command again is a heartbeat: the phase goes on.
+        let phase = core.state_msg(Header::default()).phase;
+        core.command(&GaitCommand {
+            gait: "sidewinding".into(),
+            speed_scale: 2.0,
+            direction: GaitCommand::DIRECTION_REVERSE,
+            transition_time: 0.5,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(core.state_msg(Header::default()).phase, phase);
         let base = core.build("sidewinding", &[]).unwrap();
         assert!((s.period - base.generator.period_s / 2.0).abs() < 1e-12);
         for _ in 0..300 {
