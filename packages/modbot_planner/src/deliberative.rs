@@ -59,6 +59,19 @@ impl TerrainMap {
             .goal
             .ok_or_else(|| PlanError::InvalidRequest(format!("scenario `{}` has no goal", s.name)))?;
         let start = [s.robot_start.xyz[0], s.robot_start.xyz[1]];
+        // Start and goal must be on the ground plane (centred on the origin, as the SDF
+        // world places it); the error is in cells of the ground at this resolution.
+        let half = [s.ground.size_m[0] / 2.0, s.ground.size_m[1] / 2.0];
+        for p in [start, goal] {
+            if !(p[0].abs() <= half[0] && p[1].abs() <= half[1]) {
+                return Err(PlanError::OutOfBounds {
+                    x: ((p[0] + half[0]) / resolution).floor() as i64,
+                    y: ((p[1] + half[1]) / resolution).floor() as i64,
+                    width: (s.ground.size_m[0] / resolution).ceil() as usize,
+                    height: (s.ground.size_m[1] / resolution).ceil() as usize,
+                });
+            }
+        }
         let (mut lo, mut hi) = (
             [start[0].min(goal[0]), start[1].min(goal[1])],
             [start[0].max(goal[0]), start[1].max(goal[1])],

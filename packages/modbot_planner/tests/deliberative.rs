@@ -140,3 +140,11 @@ fn capability_files_are_checked() {
         .to_string();
     assert!(e.contains("warp"), "{e}");
 }
+
+#[test]
+fn a_goal_off_the_ground_is_out_of_bounds() {
+    let mut s = Scenario::from_yaml(include_str!("../../../worlds/flat.yaml"), "flat").unwrap();
+    s.goal = Some([500.0, 0.0]);
+    let e = plan(&s, &Capabilities::builtin(), &["snake"], "snake", 0.05).unwrap_err();
+    assert!(matches!(e, PlanError::OutOfBounds { .. }), "{e}");
+}
