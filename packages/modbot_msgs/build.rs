@@ -44,13 +44,7 @@ fn main() {
 
     let mut msgs: BTreeMap<(String, String), Msg> = BTreeMap::new();
     for (pkg, path) in &files {
-        println!("cargo::rerun-if-changed={}", path.display());
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let name = path
-            .file_stem()
-            .and_then(|n| n.to_str())
-            .expect("utf-8 file name")
-            .to_string();
+        let (text, name) = read(path);
         match parse(pkg, &name, &text) {
             Ok(m) => {
                 msgs.insert((pkg.clone(), name), m);
@@ -61,13 +55,7 @@ fn main() {
     // A service is two messages, `Name_Request` and `Name_Response`, split at `---`.
     let mut services: Vec<(String, String)> = Vec::new();
     for path in &srv_files {
-        println!("cargo::rerun-if-changed={}", path.display());
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let name = path
-            .file_stem()
-            .and_then(|n| n.to_str())
-            .expect("utf-8 file name")
-            .to_string();
+        let (text, name) = read(path);
         let lines: Vec<&str> = text.lines().collect();
         let sep = lines.iter().position(|l| l.trim() == "---").unwrap_or_else(|| {
             panic!(
@@ -155,6 +143,18 @@ fn main() {
     }
     let dest = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("generated.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+}
+
+/// An interface file's text and its type name (the file stem); cargo reruns when it changes.
+fn read(path: &Path) -> (String, String) {
+    println!("cargo::rerun-if-changed={}", path.display());
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path
+        .file_stem()
+        .and_then(|n| n.to_str())
+        .expect("utf-8 file name")
+        .to_string();
+    (text, name)
 }
 
 fn collect(dir: &Path, pkg: &str, files: &mut Vec<(String, PathBuf)>) {

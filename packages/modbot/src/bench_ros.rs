@@ -17,27 +17,10 @@ use anyhow::{Context, Result, anyhow};
 use modbot_msgs::modbot_msgs::msg::{GaitCommand, GaitState};
 use modbot_msgs::std_msgs::msg::{Float64MultiArray, MultiArrayLayout};
 use modbot_ros::dds::DdsTransport;
-use modbot_ros::params::{NodeConfig, ParamDecl, ParamMap};
-use modbot_ros::{Pub, Qos, RosArgs, Sub, Transport};
-
-#[derive(Clone)]
-struct Bare;
-
-impl NodeConfig for Bare {
-    fn declarations() -> Vec<ParamDecl> {
-        Vec::new()
-    }
-    fn from_params(_: &ParamMap) -> std::result::Result<Self, String> {
-        Ok(Bare)
-    }
-}
+use modbot_ros::{Pub, Qos, Sub, Transport};
 
 fn node(name: &str) -> Result<DdsTransport> {
-    let args = RosArgs {
-        node_name: Some(name.into()),
-        ..Default::default()
-    };
-    DdsTransport::start::<Bare>(name, &args, &ParamMap::new()).map_err(|e| anyhow!("{e}"))
+    DdsTransport::plain(name).map_err(|e| anyhow!("{e}"))
 }
 
 fn epoch_s() -> f64 {

@@ -8,8 +8,7 @@ use std::time::{Duration, Instant};
 
 use modbot_msgs::nav_msgs::msg::Odometry;
 use modbot_msgs::sensor_msgs::msg::JointState;
-use modbot_ros::params::{NodeConfig, ParamDecl, ParamMap};
-use modbot_ros::{Qos, RosArgs, Sub, Transport};
+use modbot_ros::{Qos, Sub, Transport};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -98,18 +97,6 @@ fn launch_refuses_what_it_cannot_run_and_says_why() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("gait_node, sim_node, planner_node, executive_node"));
 }
 
-#[derive(Clone)]
-struct Probe;
-
-impl NodeConfig for Probe {
-    fn declarations() -> Vec<ParamDecl> {
-        Vec::new()
-    }
-    fn from_params(_: &ParamMap) -> Result<Self, String> {
-        Ok(Probe)
-    }
-}
-
 #[test]
 fn sim_launch_walks_the_robot_on_sim_time() {
     if modbot_ros::netns::reexec_in_netns("sim_launch_walks_the_robot_on_sim_time") {
@@ -128,12 +115,7 @@ fn sim_launch_walks_the_robot_on_sim_time() {
         .stderr(Stdio::null())
         .spawn()
         .expect("modbot launch");
-    let args = RosArgs {
-        node_name: Some("launch_probe".into()),
-        ..Default::default()
-    };
-    let mut probe =
-        modbot_ros::dds::DdsTransport::start::<Probe>("launch_probe", &args, &ParamMap::new()).expect("probe");
+    let mut probe = modbot_ros::dds::DdsTransport::plain("launch_probe").expect("probe");
     let odom = probe
         .subscription::<Odometry>("/snake1/odom", Qos::SensorData)
         .expect("odom");

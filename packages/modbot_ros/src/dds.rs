@@ -162,6 +162,16 @@ impl DdsTransport {
         Ok(t)
     }
 
+    /// A node named `name` in the root namespace with no parameters of its own: for
+    /// probes, benchmarks and tools.
+    pub fn plain(name: &str) -> Result<DdsTransport> {
+        let args = RosArgs {
+            node_name: Some(name.into()),
+            ..Default::default()
+        };
+        DdsTransport::start::<crate::params::NoParams>(name, &args, &ParamMap::new())
+    }
+
     fn topic<M: RosMessage>(
         &mut self,
         topic: &str,

@@ -14,6 +14,35 @@ pub mod nodes {
     pub mod gait;
     pub mod planner;
     pub mod sim;
+
+    use crate::params::{ParamDecl, ParamValue};
+
+    /// The `robot` parameter the nodes that build a robot share.
+    pub(crate) fn robot_decl() -> ParamDecl {
+        ParamDecl {
+            name: "robot",
+            default: ParamValue::Str("pp:8".into()),
+            description: "robot: pp:N, py:N or pyp:3",
+        }
+    }
+
+    /// The `modules_file` parameter (see [`module_catalog`]).
+    pub(crate) fn modules_file_decl() -> ParamDecl {
+        ParamDecl {
+            name: "modules_file",
+            default: ParamValue::Str(String::new()),
+            description: "module catalog YAML (empty: built-in)",
+        }
+    }
+
+    /// The module catalog a `modules_file` parameter names ("" = the built-in one).
+    pub fn module_catalog(path: &str) -> Result<modbot_core::ModuleCatalog, String> {
+        if path.is_empty() {
+            Ok(modbot_core::ModuleCatalog::builtin())
+        } else {
+            modbot_core::ModuleCatalog::load(std::path::Path::new(path)).map_err(|e| format!("modules_file: {e}"))
+        }
+    }
 }
 
 pub use args::RosArgs;

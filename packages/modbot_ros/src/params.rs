@@ -174,6 +174,19 @@ pub trait NodeConfig: Sized + Clone + Send + Sync + 'static {
     fn from_params(p: &ParamMap) -> std::result::Result<Self, String>;
 }
 
+/// A node with no parameters of its own (probes, benchmarks, tools).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoParams;
+
+impl NodeConfig for NoParams {
+    fn declarations() -> Vec<ParamDecl> {
+        Vec::new()
+    }
+    fn from_params(_: &ParamMap) -> std::result::Result<Self, String> {
+        Ok(NoParams)
+    }
+}
+
 /// Parameters every node accepts besides its own.
 pub const STANDARD_PARAMS: &[&str] = &["use_sim_time"];
 

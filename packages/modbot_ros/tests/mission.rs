@@ -198,6 +198,10 @@ fn the_plan_service_answers_and_names_failures() {
     assert!(ok.path.poses.len() > ok.strategic_plan.rows.len());
     let bad = call([500.0, 500.0]);
     assert!(!bad.success);
-    assert!(bad.message.contains("outside"), "a goal off the ground is out of bounds: {}", bad.message);
+    assert!(
+        bad.message.contains("outside"),
+        "a goal off the ground is out of bounds: {}",
+        bad.message
+    );
     println!("out-of-map goal: {}", bad.message);
 }

@@ -63,11 +63,7 @@ fn parse_assignments(items: &[String]) -> std::result::Result<Vec<(String, f64)>
 
 impl GaitNodeConfig {
     fn catalog(&self) -> std::result::Result<ModuleCatalog, String> {
-        if self.modules_file.is_empty() {
-            Ok(ModuleCatalog::builtin())
-        } else {
-            ModuleCatalog::load(std::path::Path::new(&self.modules_file)).map_err(|e| format!("modules_file: {e}"))
-        }
+        super::module_catalog(&self.modules_file)
     }
 
     fn library(&self) -> std::result::Result<GaitLibrary, String> {
@@ -82,11 +78,7 @@ impl GaitNodeConfig {
 impl NodeConfig for GaitNodeConfig {
     fn declarations() -> Vec<ParamDecl> {
         vec![
-            ParamDecl {
-                name: "robot",
-                default: ParamValue::Str("pp:8".into()),
-                description: "robot: pp:N, py:N or pyp:3",
-            },
+            super::robot_decl(),
             ParamDecl {
                 name: "gait",
                 default: ParamValue::Str("caterpillar".into()),
@@ -112,11 +104,7 @@ impl NodeConfig for GaitNodeConfig {
                 default: ParamValue::Double(0.0),
                 description: "hold the pose when no gait command arrived for this long (0: off)",
             },
-            ParamDecl {
-                name: "modules_file",
-                default: ParamValue::Str(String::new()),
-                description: "module catalog YAML (empty: built-in)",
-            },
+            super::modules_file_decl(),
             ParamDecl {
                 name: "gaits_file",
                 default: ParamValue::Str(String::new()),

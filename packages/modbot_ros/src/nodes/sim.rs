@@ -52,11 +52,7 @@ pub struct SimNodeConfig {
 impl NodeConfig for SimNodeConfig {
     fn declarations() -> Vec<ParamDecl> {
         vec![
-            ParamDecl {
-                name: "robot",
-                default: ParamValue::Str("pp:8".into()),
-                description: "robot: pp:N, py:N or pyp:3",
-            },
+            super::robot_decl(),
             ParamDecl {
                 name: "world",
                 default: ParamValue::Str(String::new()),
@@ -87,11 +83,7 @@ impl NodeConfig for SimNodeConfig {
                 default: ParamValue::Bool(true),
                 description: "publish base_link -> link transforms",
             },
-            ParamDecl {
-                name: "modules_file",
-                default: ParamValue::Str(String::new()),
-                description: "module catalog YAML (empty: built-in)",
-            },
+            super::modules_file_decl(),
         ]
     }
 
@@ -117,11 +109,7 @@ impl NodeConfig for SimNodeConfig {
 
 impl SimNodeConfig {
     fn catalog(&self) -> std::result::Result<ModuleCatalog, String> {
-        if self.modules_file.is_empty() {
-            Ok(ModuleCatalog::builtin())
-        } else {
-            ModuleCatalog::load(std::path::Path::new(&self.modules_file)).map_err(|e| format!("modules_file: {e}"))
-        }
+        super::module_catalog(&self.modules_file)
     }
 
     fn scenario(&self) -> std::result::Result<Scenario, String> {

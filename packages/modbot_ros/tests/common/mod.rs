@@ -8,9 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use modbot_ros::RosArgs;
 use modbot_ros::dds::DdsTransport;
-use modbot_ros::params::{NodeConfig, ParamDecl, ParamMap};
 
 pub use modbot_ros::netns::reexec_in_netns;
 
@@ -75,25 +73,9 @@ impl Drop for NodeProc {
     }
 }
 
-/// A node with no parameters of its own: the test's probe.
-#[derive(Clone)]
-pub struct Probe;
-
-impl NodeConfig for Probe {
-    fn declarations() -> Vec<ParamDecl> {
-        Vec::new()
-    }
-    fn from_params(_: &ParamMap) -> Result<Self, String> {
-        Ok(Probe)
-    }
-}
-
+/// The test's probe node.
 pub fn probe(name: &str) -> DdsTransport {
-    let args = RosArgs {
-        node_name: Some(name.into()),
-        ..Default::default()
-    };
-    DdsTransport::start::<Probe>(name, &args, &ParamMap::new()).expect("probe node")
+    DdsTransport::plain(name).expect("probe node")
 }
 
 /// Polls `f` every 10 ms until it returns Some or `timeout` passes.
