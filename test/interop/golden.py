@@ -1,6 +1,8 @@
 """Golden CDR bytes from rclpy for modbot_msgs' generated types (run in the interop venv).
 
-    target/interop-venv/bin/python test/interop/golden.py > packages/modbot_msgs/tests/golden.json
+    test/interop/build_modbot_msgs.sh target/interop-venv target/interop-msgs
+    PYTHONPATH=target/interop-msgs/lib/python3.11/site-packages LD_LIBRARY_PATH=target/interop-msgs/lib \
+      target/interop-venv/bin/python test/interop/golden.py > packages/modbot_msgs/tests/golden.json
 
 Prints {"name": {"type": "pkg/msg/Name", "hex": "...", "fields": [[name, type], ...]}}: the
 bytes of rclpy.serialization.serialize_message (with the 4-byte encapsulation header) for
@@ -77,10 +79,28 @@ def cases():
 
     yield "string", String(data="<robot name=\"x\"/>")
 
+    # modbot's own interfaces, when modbot_msgs is built for rclpy (build_modbot_msgs.sh).
+    try:
+        from modbot_msgs.msg import GaitCommand, GaitState, StrategicPlan, SubGoal
+    except ImportError:
+        return
+    yield "gait_command", GaitCommand(gait="sidewinding", param_names=["A", "dphi"], param_values=[40.0, -110.0],
+                                      speed_scale=1.5, direction=-1, transition_time=0.5, stop=False)
+    st = GaitState(header=header(7, 8, ""), gait="caterpillar", robot="pp:8", phase=0.25, cycle_count=3,
+                   period=2.0, param_names=["amplitude_deg"], param_values=[40.0], holding=False, transitioning=True)
+    yield "gait_state", st
+    row = SubGoal(configuration="quadruped", reference="ground_obstacle", lateral_offset=0.0,
+                  longitudinal_offset=-0.1, yaw_offset=0.0, ability=True, action=SubGoal.ACTION_PASS_OVER,
+                  gait="trot", path=[Point(x=1.0, y=0.5, z=0.0)])
+    row.target.position.x = 1.0
+    row.target.position.y = 0.5
+    yield "strategic_plan", StrategicPlan(header=header(0, 0, "map"), rows=[row], estimated_time=12.5)
+
 
 def type_name(cls):
     mod = cls.__module__.split(".")[0]
-    return f"{mod}/msg/{cls.__name__}"
+    kind = "srv" if ".srv" in cls.__module__ else "msg"
+    return f"{mod}/{kind}/{cls.__name__}"
 
 
 def fields_of(cls, out):
@@ -106,6 +126,12 @@ def main():
     for name, msg in cases():
         golden[name] = {"type": type_name(type(msg)), "hex": serialize_message(msg).hex()}
         fields_of(type(msg), fields)
+    try:
+        from modbot_msgs.srv import Plan
+        fields_of(Plan.Request, fields)
+        fields_of(Plan.Response, fields)
+    except ImportError:
+        pass
     json.dump({"messages": golden, "fields": fields}, sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")
 

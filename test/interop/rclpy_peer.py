@@ -5,8 +5,9 @@
 Subscribes {ns}/position_controller/commands, {ns}/joint_states and {ns}/odom; once each has
 delivered 5 messages it sets the `gait` parameter of {ns}/{node} through the parameter
 service (rcl_interfaces/SetParameters), reads it back, tries a gait that does not exist,
-keeps listening for 3 s and prints one JSON object. Exit 0 when everything arrived and the
-valid set succeeded.
+optionally publishes a modbot_msgs/GaitCommand (--command-gait; modbot_msgs built for rclpy
+by build_modbot_msgs.sh) and drives a second sim_node (--drive-sim), keeps listening for 3 s
+and prints one JSON object. Exit 0 when everything arrived and the valid set succeeded.
 """
 import argparse
 import json
@@ -84,6 +85,23 @@ def get_gait(node, target, timeout):
     return res.values[0].string_value
 
 
+def command(node, ns, gait, timeout):
+    """Publish a GaitCommand (modbot_msgs built for rclpy) until gait/state shows the gait."""
+    from modbot_msgs.msg import GaitCommand, GaitState
+    pub = node.create_publisher(GaitCommand, f"{ns}/gait/command", 10)
+    seen = {}
+    node.create_subscription(GaitState, f"{ns}/gait/state",
+                             lambda m: seen.update(gait=m.gait, params=dict(zip(m.param_names, m.param_values)),
+                                                   holding=m.holding), 10)
+    cmd = GaitCommand(gait=gait, param_names=["A"], param_values=[30.0], transition_time=0.5)
+    end = time.time() + timeout
+    while time.time() < end and seen.get("gait") != gait:
+        pub.publish(cmd)
+        for _ in range(10):
+            rclpy.spin_once(node, timeout_sec=0.02)
+    return seen
+
+
 def drive(node, ns, joints, angle, seconds):
     """Publish a constant pose to a sim_node (rclpy as the controller) and report its joints."""
     pub = node.create_publisher(Float64MultiArray, f"{ns}/position_controller/commands", 10)
@@ -104,6 +122,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--drive-sim", default="", help="namespace of a sim_node to drive to a pose directly")
     ap.add_argument("--joints", type=int, default=8)
+    ap.add_argument("--command-gait", default="", help="then publish a modbot_msgs/GaitCommand for this gait")
     a = ap.parse_args()
     rclpy.init()
     peer = Peer(a.ns)
@@ -123,6 +142,8 @@ def main():
     end = time.time() + 3.0
     while time.time() < end:
         rclpy.spin_once(peer, timeout_sec=0.05)
+    if a.command_gait:
+        out["commanded"] = command(peer, a.ns, a.command_gait, 10.0)
     if a.drive_sim:
         out["driven"] = drive(peer, a.drive_sim, a.joints, 0.3, 6.0)
     out.update(

@@ -1,7 +1,8 @@
 //! Interop with real ROS 2: an rclpy node (ROS 2 Jazzy wheels from PyPI, Fast DDS) receives
 //! gait_node's commands and sim_node's joint states and odometry with correct values,
-//! changes the gait through gait_node's parameter service, and drives a sim_node with its
-//! own position commands.
+//! changes the gait through gait_node's parameter service and by publishing a
+//! modbot_msgs/GaitCommand (modbot_msgs built for rclpy from its .msg files with the rosidl
+//! generators the wheels ship), and drives a sim_node with its own position commands.
 //!
 //! The wheels live in a virtualenv, `target/interop-venv` (or `$MODBOT_INTEROP_VENV`); when it
 //! is missing the test creates it from `test/interop/requirements.txt` (PyPI), and fails, not
@@ -23,6 +24,56 @@ fn venv() -> PathBuf {
         .unwrap_or_else(|| repo_root().join("target/interop-venv"))
 }
 
+/// Where modbot_msgs is installed for rclpy (`test/interop/build_modbot_msgs.sh`).
+fn msgs_prefix() -> PathBuf {
+    repo_root().join("target/interop-msgs")
+}
+
+/// Builds modbot_msgs for rclpy unless the installed build is of the current .msg/.srv files.
+fn ensure_modbot_msgs(v: &std::path::Path) {
+    let dir = repo_root().join("packages/modbot_msgs");
+    let mut stamp = String::new();
+    for sub in ["msg", "srv"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(sub))
+            .expect("interface folder")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        files.sort();
+        for f in files {
+            stamp.push_str(&std::fs::read_to_string(&f).expect("interface file"));
+        }
+    }
+    let stamp_file = msgs_prefix().join("interfaces.stamp");
+    if std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp) {
+        return;
+    }
+    let status = Command::new(repo_root().join("test/interop/build_modbot_msgs.sh"))
+        .arg(v)
+        .arg(msgs_prefix())
+        .status()
+        .expect("run build_modbot_msgs.sh");
+    assert!(status.success(), "building modbot_msgs for rclpy failed");
+    assert!(
+        std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp),
+        "build_modbot_msgs.sh wrote no matching {}",
+        stamp_file.display()
+    );
+}
+
+/// `PREFIX/lib/python3.X/site-packages` of the rclpy build of modbot_msgs.
+fn msgs_pythonpath() -> PathBuf {
+    let lib = msgs_prefix().join("lib");
+    let py = std::fs::read_dir(&lib)
+        .expect("modbot_msgs install")
+        .map(|e| e.expect("entry").path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("python3"))
+        })
+        .expect("a python3.X folder in the modbot_msgs install");
+    py.join("site-packages")
+}
+
 /// The venv's python, creating the venv when it has no rclpy.
 fn python() -> PathBuf {
     let v = venv();
@@ -35,6 +86,7 @@ fn python() -> PathBuf {
             .is_ok_and(|s| s.success())
     };
     if ok(&py) {
+        ensure_modbot_msgs(&v);
         return py;
     }
     let status = Command::new("python3")
@@ -55,6 +107,7 @@ fn python() -> PathBuf {
         req.display()
     );
     assert!(ok(&py), "rclpy does not import from {}", v.display());
+    ensure_modbot_msgs(&v);
     py
 }
 
@@ -86,7 +139,9 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service() {
             "--timeout",
             "40",
         ])
-        .args(["--drive-sim", "/driven", "--joints", "4"])
+        .args(["--drive-sim", "/driven", "--joints", "4", "--command-gait", "rolling"])
+        .env("PYTHONPATH", msgs_pythonpath())
+        .env("LD_LIBRARY_PATH", msgs_prefix().join("lib"))
         .env_remove("LD_PRELOAD")
         .output()
         .expect("run the rclpy peer");
@@ -119,6 +174,12 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service() {
         "{doc}"
     );
     assert_eq!(doc["read_back_after_unknown"], "sidewinding");
+    // A GaitCommand from rclpy (modbot_msgs built with rosidl) changes the gait, with its
+    // parameter (A = 30° on both waves of rolling).
+    assert_eq!(doc["commanded"]["gait"], "rolling", "{doc}");
+    assert_eq!(doc["commanded"]["holding"], false);
+    let params = doc["commanded"]["params"].as_object().expect("params");
+    assert!(params.values().any(|v| v.as_f64() == Some(30.0)), "{params:?}");
     // rclpy as the controller: sim_node follows the pose it sends.
     let driven: Vec<f64> =
         serde_json::from_value(doc["driven"]["positions"].clone()).expect("driven sim's joint states");
