@@ -6,6 +6,8 @@ pub mod error;
 pub mod launch;
 pub mod netns;
 pub mod params;
+#[cfg(feature = "r2r")]
+pub mod r2r_backend;
 pub mod transport;
 
 /// The nodes' logic, written once against [`transport::Transport`].
@@ -55,8 +57,13 @@ use std::sync::atomic::AtomicBool;
 use params::{NodeConfig, ParamMap, load_params_file, resolve};
 
 /// Everything a node binary does before its loop: parse `--ros-args`, set up logging, read
-/// parameter files and `-p` overrides into the typed configuration, and join the graph.
-pub fn start_node<C: NodeConfig>(default_name: &str, argv: Vec<String>) -> Result<(dds::DdsTransport, C)> {
+/// parameter files and `-p` overrides into the typed configuration; `join` then joins the
+/// graph with the chosen backend.
+pub fn start_node<C: NodeConfig, T>(
+    default_name: &str,
+    argv: Vec<String>,
+    join: fn(&str, &RosArgs, &ParamMap) -> Result<T>,
+) -> Result<(T, C)> {
     let args = RosArgs::parse(argv)?;
     init_logging(args.log_level.as_deref());
     if let Some(extra) = args.rest.first() {
@@ -72,8 +79,35 @@ pub fn start_node<C: NodeConfig>(default_name: &str, argv: Vec<String>) -> Resul
         .map(|f| load_params_file(std::path::Path::new(f), &name, &ns))
         .collect::<Result<_>>()?;
     let (map, cfg) = resolve::<C>(&files, &args.params)?;
-    let t = dds::DdsTransport::start::<C>(default_name, &args, &map)?;
+    let t = join(default_name, &args, &map)?;
     Ok((t, cfg))
+}
+
+/// The middleware a node runs on: `MODBOT_ROS_BACKEND` = `dds` (ros2-client, the default)
+/// or `r2r` (rcl; needs the `r2r` cargo feature and a ROS 2 environment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// ros2-client over RustDDS.
+    Dds,
+    /// r2r over rcl.
+    R2r,
+}
+
+/// Environment variable that selects the [`Backend`].
+pub const BACKEND_ENV: &str = "MODBOT_ROS_BACKEND";
+
+impl Backend {
+    /// From `MODBOT_ROS_BACKEND`.
+    pub fn from_env() -> Result<Backend> {
+        match std::env::var(BACKEND_ENV).as_deref() {
+            Err(_) | Ok("") | Ok("dds") => Ok(Backend::Dds),
+            Ok("r2r") if cfg!(feature = "r2r") => Ok(Backend::R2r),
+            Ok("r2r") => Err(RosError::Args(format!(
+                "{BACKEND_ENV}=r2r, but this build has no r2r backend (build with --features r2r in a ROS 2 environment)"
+            ))),
+            Ok(other) => Err(RosError::Args(format!("{BACKEND_ENV}=`{other}`: expected dds or r2r"))),
+        }
+    }
 }
 
 /// stderr logging through tracing (ros2-client's own `log` lines included) at `level`
@@ -122,15 +156,17 @@ pub fn watch_parent() {
 /// The nodes this crate provides, by executable name.
 pub const NODES: &[&str] = &["gait_node", "sim_node", "planner_node", "executive_node"];
 
-/// Runs a node's loop until the process is told to stop; errors print and exit 1.
-pub fn main_of<C: NodeConfig>(
+/// Runs a node's loop on transport `T` until the process is told to stop; errors print and
+/// exit 1.
+pub fn main_of<C: NodeConfig, T: Transport>(
     default_name: &str,
     argv: Vec<String>,
-    body: fn(&mut dds::DdsTransport, C, Arc<AtomicBool>) -> Result<()>,
+    join: fn(&str, &RosArgs, &ParamMap) -> Result<T>,
+    body: fn(&mut T, C, Arc<AtomicBool>) -> Result<()>,
 ) -> std::process::ExitCode {
     let stop = Arc::new(AtomicBool::new(false));
     watch_parent();
-    let r = start_node::<C>(default_name, argv).and_then(|(mut t, cfg)| body(&mut t, cfg, stop));
+    let r = start_node::<C, T>(default_name, argv, join).and_then(|(mut t, cfg)| body(&mut t, cfg, stop));
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
@@ -140,15 +176,44 @@ pub fn main_of<C: NodeConfig>(
     }
 }
 
+/// Runs a node on the backend `MODBOT_ROS_BACKEND` selects; the node logic is the same.
+macro_rules! on_backend {
+    ($cfg:ty, $name:expr, $argv:expr, $run:path) => {{
+        match Backend::from_env() {
+            Ok(Backend::Dds) => {
+                main_of::<$cfg, dds::DdsTransport>($name, $argv, dds::DdsTransport::start::<$cfg>, $run)
+            }
+            #[cfg(feature = "r2r")]
+            Ok(Backend::R2r) => {
+                main_of::<$cfg, r2r_backend::R2rTransport>($name, $argv, r2r_backend::R2rTransport::start::<$cfg>, $run)
+            }
+            #[cfg(not(feature = "r2r"))]
+            Ok(Backend::R2r) => unreachable!("Backend::from_env refuses r2r without the feature"),
+            Err(e) => {
+                eprintln!("{}: {e}", $name);
+                std::process::ExitCode::from(2)
+            }
+        }
+    }};
+}
+
 /// Runs the node `exec` (one of [`NODES`]) with its command line (after the executable).
 pub fn run_node(exec: &str, argv: Vec<String>) -> std::process::ExitCode {
     match exec {
-        "gait_node" => main_of::<nodes::gait::GaitNodeConfig>("gait_node", argv, nodes::gait::run),
-        "sim_node" => main_of::<nodes::sim::SimNodeConfig>("sim_node", argv, nodes::sim::run),
-        "planner_node" => main_of::<nodes::planner::PlannerNodeConfig>("planner_node", argv, nodes::planner::run),
-        "executive_node" => {
-            main_of::<nodes::executive::ExecutiveNodeConfig>("executive_node", argv, nodes::executive::run)
-        }
+        "gait_node" => on_backend!(nodes::gait::GaitNodeConfig, "gait_node", argv, nodes::gait::run),
+        "sim_node" => on_backend!(nodes::sim::SimNodeConfig, "sim_node", argv, nodes::sim::run),
+        "planner_node" => on_backend!(
+            nodes::planner::PlannerNodeConfig,
+            "planner_node",
+            argv,
+            nodes::planner::run
+        ),
+        "executive_node" => on_backend!(
+            nodes::executive::ExecutiveNodeConfig,
+            "executive_node",
+            argv,
+            nodes::executive::run
+        ),
         other => {
             eprintln!("no node `{other}` (modbot_ros provides {})", NODES.join(", "));
             std::process::ExitCode::from(2)

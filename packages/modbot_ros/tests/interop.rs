@@ -118,16 +118,27 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service() {
     if reexec_in_netns("rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service") {
         return;
     }
+    for b in backends() {
+        println!("== rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service on {b}");
+        rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(&py, b);
+    }
+}
+
+fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(py: &std::path::Path, backend: &str) {
     let ns = ["--ros-args", "-r", "__ns:=/snake1", "-p", "robot:=py:8"];
-    let _sim = NodeProc::spawn(sim_node(), &ns);
-    let gait = NodeProc::spawn(gait_node(), &[&ns[..], &["-p", "gait:=straight"]].concat());
+    let _sim = NodeProc::spawn_on(backend, sim_node(), &ns);
+    let gait = NodeProc::spawn_on(backend, gait_node(), &[&ns[..], &["-p", "gait:=straight"]].concat());
     // A second simulator that only the rclpy peer drives.
-    let _sim2 = NodeProc::spawn(sim_node(), &["--ros-args", "-r", "__ns:=/driven", "-p", "robot:=pp:4"]);
+    let _sim2 = NodeProc::spawn_on(
+        backend,
+        sim_node(),
+        &["--ros-args", "-r", "__ns:=/driven", "-p", "robot:=pp:4"],
+    );
     let mut probe = probe("interop_probe");
     let state = probe
         .subscription::<GaitState>("/snake1/gait/state", Qos::Reliable)
         .expect("state");
-    let out = Command::new(&py)
+    let out = Command::new(py)
         .arg(repo_root().join("test/interop/rclpy_peer.py"))
         .args([
             "--ns",

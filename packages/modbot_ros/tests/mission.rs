@@ -26,15 +26,28 @@ fn a_goal_pose_makes_the_snake_arrive_through_planner_executive_gait_and_sim() {
     if reexec_in_netns("a_goal_pose_makes_the_snake_arrive_through_planner_executive_gait_and_sim") {
         return;
     }
+    for b in backends() {
+        println!("== a_goal_pose_makes_the_snake_arrive_through_planner_executive_gait_and_sim on {b}");
+        a_goal_pose_makes_the_snake_arrive_through_planner_executive_gait_and_sim_on(b);
+    }
+}
+
+fn a_goal_pose_makes_the_snake_arrive_through_planner_executive_gait_and_sim_on(backend: &str) {
     let ns = ["--ros-args", "-r", "__ns:=/m"];
     let robot = ["-p", "robot:=py:8"];
     let sim_time = ["-p", "use_sim_time:=true"];
-    let _sim = NodeProc::spawn(
+    let _sim = NodeProc::spawn_on(
+        backend,
         sim_node(),
         &[&ns[..], &robot, &["-p", "real_time_factor:=3.0"]].concat(),
     );
-    let gait = NodeProc::spawn(gait_node(), &[&ns[..], &robot, &sim_time, &["-p", "gait:="]].concat());
-    let planner = NodeProc::spawn(
+    let gait = NodeProc::spawn_on(
+        backend,
+        gait_node(),
+        &[&ns[..], &robot, &sim_time, &["-p", "gait:="]].concat(),
+    );
+    let planner = NodeProc::spawn_on(
+        backend,
         env!("CARGO_BIN_EXE_planner_node"),
         &[
             &ns[..],
@@ -49,7 +62,8 @@ fn a_goal_pose_makes_the_snake_arrive_through_planner_executive_gait_and_sim() {
         ]
         .concat(),
     );
-    let exec = NodeProc::spawn(
+    let exec = NodeProc::spawn_on(
+        backend,
         env!("CARGO_BIN_EXE_executive_node"),
         &[
             &ns[..],
@@ -131,7 +145,15 @@ fn the_plan_service_answers_and_names_failures() {
     if reexec_in_netns("the_plan_service_answers_and_names_failures") {
         return;
     }
-    let planner = NodeProc::spawn(
+    for b in backends() {
+        println!("== the_plan_service_answers_and_names_failures on {b}");
+        the_plan_service_answers_and_names_failures_on(b);
+    }
+}
+
+fn the_plan_service_answers_and_names_failures_on(backend: &str) {
+    let planner = NodeProc::spawn_on(
+        backend,
         env!("CARGO_BIN_EXE_planner_node"),
         &[
             "--ros-args",

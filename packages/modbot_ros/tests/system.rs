@@ -40,6 +40,13 @@ fn the_robot_walks_and_odom_matches_the_embedded_measurement() {
     if reexec_in_netns("the_robot_walks_and_odom_matches_the_embedded_measurement") {
         return;
     }
+    for b in backends() {
+        println!("== the_robot_walks_and_odom_matches_the_embedded_measurement on {b}");
+        the_robot_walks_and_odom_matches_the_embedded_measurement_on(b, b);
+    }
+}
+
+fn the_robot_walks_and_odom_matches_the_embedded_measurement_on(backend: &str, sim_backend: &str) {
     // What the embedded simulator measures for the default gait, in this process.
     let cfg = modbot_ros::nodes::sim::SimNodeConfig::from_params(&modbot_ros::params::defaults::<
         modbot_ros::nodes::sim::SimNodeConfig,
@@ -76,8 +83,8 @@ fn the_robot_walks_and_odom_matches_the_embedded_measurement() {
     assert!(embedded > 0.01, "the embedded caterpillar should walk, {embedded} m/s");
 
     let ns = ["--ros-args", "-r", "__ns:=/walker", "-p", "robot:=pp:8"];
-    let _sim = NodeProc::spawn(sim_node(), &ns);
-    let _gait = NodeProc::spawn(gait_node(), &[&ns[..], &["-p", "gait:=caterpillar"]].concat());
+    let _sim = NodeProc::spawn_on(sim_backend, sim_node(), &ns);
+    let _gait = NodeProc::spawn_on(backend, gait_node(), &[&ns[..], &["-p", "gait:=caterpillar"]].concat());
     let mut probe = probe("walk_probe");
     let odom = probe
         .subscription::<Odometry>("/walker/odom", Qos::SensorData)
@@ -144,15 +151,48 @@ fn the_robot_walks_and_odom_matches_the_embedded_measurement() {
     assert!(d.data.contains("<robot") && d.data.contains("joint_8"));
 }
 
+/// Wire compatibility between the backends: gait_node on one, sim_node on the other.
+#[cfg(feature = "r2r")]
+#[test]
+fn mixed_graph_r2r_and_ros2_client_drive_each_other() {
+    if reexec_in_netns("mixed_graph_r2r_and_ros2_client_drive_each_other") {
+        return;
+    }
+    println!("== gait_node on r2r, sim_node on dds");
+    the_robot_walks_and_odom_matches_the_embedded_measurement_on("r2r", "dds");
+    println!("== gait_node on dds, sim_node on r2r");
+    the_robot_walks_and_odom_matches_the_embedded_measurement_on("dds", "r2r");
+}
+
 #[test]
 fn two_namespaced_robots_do_not_cross_talk() {
     if reexec_in_netns("two_namespaced_robots_do_not_cross_talk") {
         return;
     }
-    let s1 = NodeProc::spawn(sim_node(), &["--ros-args", "-r", "__ns:=/snake1", "-p", "robot:=pp:8"]);
-    let _g1 = NodeProc::spawn(gait_node(), &["--ros-args", "-r", "__ns:=/snake1", "-p", "robot:=pp:8"]);
-    let s2 = NodeProc::spawn(sim_node(), &["--ros-args", "-r", "__ns:=/snake2", "-p", "robot:=py:16"]);
-    let _g2 = NodeProc::spawn(
+    for b in backends() {
+        println!("== two_namespaced_robots_do_not_cross_talk on {b}");
+        two_namespaced_robots_do_not_cross_talk_on(b, b);
+    }
+}
+
+fn two_namespaced_robots_do_not_cross_talk_on(backend: &str, sim_backend: &str) {
+    let s1 = NodeProc::spawn_on(
+        sim_backend,
+        sim_node(),
+        &["--ros-args", "-r", "__ns:=/snake1", "-p", "robot:=pp:8"],
+    );
+    let _g1 = NodeProc::spawn_on(
+        backend,
+        gait_node(),
+        &["--ros-args", "-r", "__ns:=/snake1", "-p", "robot:=pp:8"],
+    );
+    let s2 = NodeProc::spawn_on(
+        sim_backend,
+        sim_node(),
+        &["--ros-args", "-r", "__ns:=/snake2", "-p", "robot:=py:16"],
+    );
+    let _g2 = NodeProc::spawn_on(
+        backend,
         gait_node(),
         &[
             "--ros-args",
@@ -233,10 +273,22 @@ fn garbage_is_logged_and_refused_and_the_nodes_stay_alive() {
     if reexec_in_netns("garbage_is_logged_and_refused_and_the_nodes_stay_alive") {
         return;
     }
+    for b in backends() {
+        println!("== garbage_is_logged_and_refused_and_the_nodes_stay_alive on {b}");
+        garbage_is_logged_and_refused_and_the_nodes_stay_alive_on(b, b);
+    }
+}
+
+fn garbage_is_logged_and_refused_and_the_nodes_stay_alive_on(backend: &str, sim_backend: &str) {
     // The sim listens on its own topic; the gait_node's commands go elsewhere (remap), so
     // the probe is the only writer of the sim's commands.
-    let mut sim = NodeProc::spawn(sim_node(), &["--ros-args", "-r", "__ns:=/g", "-p", "robot:=pp:8"]);
-    let mut gait = NodeProc::spawn(
+    let mut sim = NodeProc::spawn_on(
+        sim_backend,
+        sim_node(),
+        &["--ros-args", "-r", "__ns:=/g", "-p", "robot:=pp:8"],
+    );
+    let mut gait = NodeProc::spawn_on(
+        backend,
         gait_node(),
         &[
             "--ros-args",
@@ -351,7 +403,15 @@ fn the_watchdog_holds_the_pose_when_commands_stop() {
     if reexec_in_netns("the_watchdog_holds_the_pose_when_commands_stop") {
         return;
     }
-    let gait = NodeProc::spawn(
+    for b in backends() {
+        println!("== the_watchdog_holds_the_pose_when_commands_stop on {b}");
+        the_watchdog_holds_the_pose_when_commands_stop_on(b, b);
+    }
+}
+
+fn the_watchdog_holds_the_pose_when_commands_stop_on(backend: &str, _sim_backend: &str) {
+    let gait = NodeProc::spawn_on(
+        backend,
         gait_node(),
         &[
             "--ros-args",

@@ -21,8 +21,14 @@ pub struct NodeProc {
 
 impl NodeProc {
     pub fn spawn(bin: &str, args: &[&str]) -> NodeProc {
+        NodeProc::spawn_on("dds", bin, args)
+    }
+
+    /// A node on a backend (`dds`, or `r2r` in an r2r build).
+    pub fn spawn_on(backend: &str, bin: &str, args: &[&str]) -> NodeProc {
         let mut child = Command::new(bin)
             .args(args)
+            .env(modbot_ros::BACKEND_ENV, backend)
             .env(
                 "RUST_LOG",
                 "info,rustdds=error,rustdds::discovery::discovery_db=off,ros2_client=error",
@@ -88,6 +94,15 @@ pub fn wait_for<T>(timeout: Duration, mut f: impl FnMut() -> Option<T>) -> Optio
         std::thread::sleep(Duration::from_millis(10));
     }
     None
+}
+
+/// The backends this build can run nodes on: `dds`, and `r2r` with the `r2r` feature.
+pub fn backends() -> Vec<&'static str> {
+    if cfg!(feature = "r2r") {
+        vec!["dds", "r2r"]
+    } else {
+        vec!["dds"]
+    }
 }
 
 pub fn gait_node() -> &'static str {
