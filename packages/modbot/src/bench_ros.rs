@@ -172,7 +172,7 @@ pub fn run() -> Result<()> {
             "-p",
             "robot:=pp:8",
             "-p",
-            "gait:=",
+            "gait:=''",
             "-p",
             "state_rate_hz:=1000",
         ])

@@ -79,6 +79,8 @@ impl NodeLaunch {
             v.extend(["--params-file".into(), f.display().to_string()]);
         }
         for (k, val) in &self.params {
+            // rcl parses `-p` values as YAML and refuses an empty one: spell it ''.
+            let val = if val.is_empty() { "''" } else { val.as_str() };
             v.extend(["-p".into(), format!("{k}:={val}")]);
         }
         for (a, b) in &self.remaps {

@@ -19,6 +19,7 @@ use std::time::Duration;
 use futures::{FutureExt, Stream, StreamExt};
 use modbot_msgs::RosMessage;
 use modbot_msgs::cdr;
+use modbot_msgs::rcl_interfaces::msg::Log;
 use modbot_msgs::rosgraph_msgs::msg::Clock;
 use r2r::WrappedTypesupport;
 use r2r::rcl_interfaces::msg as rcl_msg;
@@ -202,6 +203,8 @@ pub struct R2rTransport {
     changes: Receiver<(String, ParamValue)>,
     params: Arc<Mutex<ParamState>>,
     clock: Option<(R2rSub<Clock>, std::cell::Cell<f64>)>,
+    /// `/rosout`: r2r's log macros reach the console, not rosout, so we publish there.
+    rosout: Option<R2rPub<Log>>,
     _spinner: std::thread::JoinHandle<()>,
 }
 
@@ -383,8 +386,10 @@ impl R2rTransport {
             changes: rx,
             params,
             clock: None,
+            rosout: None,
             _spinner: handle,
         };
+        t.rosout = Some(t.publisher::<Log>("/rosout", Qos::Reliable)?);
         if matches!(start.get("use_sim_time"), Some(ParamValue::Bool(true))) {
             let s = t.subscription::<Clock>("/clock", Qos::Clock)?;
             t.clock = Some((s, std::cell::Cell::new(0.0)));
@@ -479,6 +484,27 @@ impl Transport for R2rTransport {
     fn log(&self, level: Level, msg: &str) {
         let fq = self.fq_name();
         let logger = fq.trim_start_matches('/').replace('/', ".");
+        if let Some(p) = &self.rosout {
+            let _ = p.publish(Log {
+                stamp: modbot_msgs::builtin_interfaces::msg::Time::from_secs_f64(
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map(|d| d.as_secs_f64())
+                        .unwrap_or(0.0),
+                ),
+                level: match level {
+                    Level::Debug => Log::DEBUG,
+                    Level::Info => Log::INFO,
+                    Level::Warn => Log::WARN,
+                    Level::Error => Log::ERROR,
+                },
+                name: logger.clone(),
+                msg: msg.to_string(),
+                file: file!().to_string(),
+                function: "modbot_ros".to_string(),
+                line: line!(),
+            });
+        }
         // r2r's macros log through rcl (stdout and /rosout); tracing keeps stderr alike
         // across backends.
         match level {

@@ -44,7 +44,7 @@ fn a_goal_pose_makes_the_snake_arrive_through_planner_executive_gait_and_sim_on(
     let gait = NodeProc::spawn_on(
         backend,
         gait_node(),
-        &[&ns[..], &robot, &sim_time, &["-p", "gait:="]].concat(),
+        &[&ns[..], &robot, &sim_time, &["-p", "gait:=''"]].concat(),
     );
     let planner = NodeProc::spawn_on(
         backend,
