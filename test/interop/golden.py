@@ -79,6 +79,13 @@ def cases():
 
     yield "string", String(data="<robot name=\"x\"/>")
 
+    # TFMessage: tf2_msgs has no wheel; build_modbot_msgs.sh builds it next to modbot_msgs.
+    try:
+        from tf2_msgs.msg import TFMessage
+        yield "tf_message", TFMessage(transforms=[t])
+    except ImportError:
+        pass
+
     # modbot's own interfaces, when modbot_msgs is built for rclpy (build_modbot_msgs.sh).
     try:
         from modbot_msgs.msg import GaitCommand, GaitState, StrategicPlan, SubGoal

@@ -158,7 +158,11 @@ fn clock_transform_pose_path_string() {
     t.transform.translation.z = 0.1;
     t.transform.rotation.z = std::f64::consts::FRAC_1_SQRT_2;
     t.transform.rotation.w = std::f64::consts::FRAC_1_SQRT_2;
-    check("transform_stamped", t);
+    check("transform_stamped", t.clone());
+    check(
+        "tf_message",
+        modbot_msgs::tf2_msgs::msg::TFMessage { transforms: vec![t] },
+    );
     let mut p = PoseStamped {
         header: header(0, 0, "map"),
         ..Default::default()
