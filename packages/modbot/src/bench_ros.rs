@@ -17,17 +17,11 @@ use anyhow::{Context, Result, anyhow};
 use modbot_msgs::modbot_msgs::msg::{GaitCommand, GaitState};
 use modbot_msgs::std_msgs::msg::{Float64MultiArray, MultiArrayLayout};
 use modbot_ros::dds::DdsTransport;
+use modbot_ros::transport::wall_now;
 use modbot_ros::{Pub, Qos, Sub, Transport};
 
 fn node(name: &str) -> Result<DdsTransport> {
     DdsTransport::plain(name).map_err(|e| anyhow!("{e}"))
-}
-
-fn epoch_s() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
 }
 
 fn percentile(v: &mut [f64], p: f64) -> f64 {
@@ -51,12 +45,11 @@ fn stream(
     let mut received = 0;
     let mut next = Instant::now();
     let mut sent = 0;
-    let drain_until = |sent_all: bool, start: Instant| sent_all && start.elapsed() > Duration::from_millis(500);
     let mut done_at = None;
     loop {
         if sent < count && Instant::now() >= next {
             let mut data = vec![0.0; joints];
-            data[0] = epoch_s();
+            data[0] = wall_now();
             data[1] = sent as f64;
             let _ = tx.publish(Float64MultiArray {
                 layout: MultiArrayLayout::default(),
@@ -69,10 +62,10 @@ fn stream(
             }
         }
         while let Some(Ok(m)) = rx.take() {
-            lat.push(epoch_s() - m.data[0]);
+            lat.push(wall_now() - m.data[0]);
             received += 1;
         }
-        if done_at.is_some_and(|d| drain_until(true, d)) || received >= count {
+        if done_at.is_some_and(|d: Instant| d.elapsed() > Duration::from_millis(500)) || received >= count {
             break;
         }
         std::thread::sleep(Duration::from_micros(50));

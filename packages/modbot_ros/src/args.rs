@@ -104,6 +104,52 @@ fn split_assign(s: &str) -> Result<(&str, &str)> {
     }
 }
 
+/// Who a node is: its name, namespace and topic remaps, from `--ros-args` or defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeIdentity {
+    /// Node name.
+    pub name: String,
+    /// Absolute namespace (`/` for the root).
+    pub namespace: String,
+    /// `from:=to` remaps.
+    pub remaps: Vec<(String, String)>,
+}
+
+impl NodeIdentity {
+    /// The identity `args` give a node whose own name is `default_name`; invalid names are
+    /// refused by name.
+    pub fn new(default_name: &str, args: &RosArgs) -> Result<NodeIdentity> {
+        let name = args.node_name.clone().unwrap_or_else(|| default_name.to_string());
+        let namespace = args.namespace.clone().unwrap_or_else(|| "/".to_string());
+        if !valid_name(&name) || name.contains('/') {
+            return Err(RosError::Args(format!("invalid node name `{name}`")));
+        }
+        if namespace != "/" && !valid_name(&namespace) {
+            return Err(RosError::Args(format!("invalid namespace `{namespace}`")));
+        }
+        Ok(NodeIdentity {
+            name,
+            namespace,
+            remaps: args.remaps.clone(),
+        })
+    }
+
+    /// Fully qualified name, `/ns/name`.
+    pub fn fq_name(&self) -> String {
+        format!("{}/{}", self.namespace.trim_end_matches('/'), self.name)
+    }
+
+    /// The rosout logger name, `ns.name`.
+    pub fn logger(&self) -> String {
+        self.fq_name().trim_start_matches('/').replace('/', ".")
+    }
+
+    /// The absolute name of a topic given relative to the node.
+    pub fn resolve(&self, topic: &str) -> String {
+        resolve_topic(topic, &self.namespace, &self.name, &self.remaps)
+    }
+}
+
 /// Checks a node or topic base name the way rcl does: letters, digits, `_`, `/`; not
 /// starting with a digit; no `//` or `__`.
 pub fn valid_name(name: &str) -> bool {

@@ -10,10 +10,10 @@ use ros2_client::qos::{Durability, History, Reliability, WhenFull};
 use ros2_client::rosout::RosoutRaw;
 use ros2_client::{Context, MessageTypeName, Name, Node, NodeName, NodeOptions, QosProfile};
 
-use crate::args::{RosArgs, resolve_topic, valid_name};
+use crate::args::{NodeIdentity, RosArgs};
 use crate::error::{Result, RosError};
-use crate::params::{NodeConfig, ParamMap, ParamValue, coerce};
-use crate::transport::{Level, Pub, Qos, Server, Sub, Transport};
+use crate::params::{NodeConfig, ParamMap, ParamValue, coerce, with_assignment};
+use crate::transport::{Level, Pub, Qos, Server, SimClock, Sub, Transport, trace, wall_now};
 
 fn profile(q: Qos) -> QosProfile {
     let base = QosProfile::publisher_default();
@@ -44,15 +44,12 @@ fn profile(q: Qos) -> QosProfile {
 /// A node on ros2-client.
 pub struct DdsTransport {
     node: Node,
-    name: String,
-    namespace: String,
-    remaps: Vec<(String, String)>,
+    id: NodeIdentity,
     changes: Receiver<(String, ParameterValue)>,
-    /// `/clock` (rosgraph_msgs/Clock) when `use_sim_time` is on: ros2-client's own clock
-    /// reader uses the type builtin_interfaces/Time, which a ROS `/clock` publisher does
-    /// not match (decision record 0015).
-    clock: Option<(ros2_client::Subscription<Clock>, std::cell::Cell<f64>)>,
-    use_sim_time: bool,
+    /// `/clock` (rosgraph_msgs/Clock) when `use_sim_time` was on at start: ros2-client's
+    /// own clock reader uses the type builtin_interfaces/Time, which a ROS `/clock`
+    /// publisher does not match (decision record 0015).
+    clock: Option<SimClock<DdsSub<Clock>>>,
     _spinner: std::thread::JoinHandle<()>,
 }
 
@@ -68,14 +65,7 @@ impl DdsTransport {
     /// parameters `C` declares with their start-up values, the parameter services (set
     /// calls validated by `C`), rosout, and `/clock` when `use_sim_time` is set.
     pub fn start<C: NodeConfig>(default_name: &str, args: &RosArgs, start: &ParamMap) -> Result<DdsTransport> {
-        let name = args.node_name.clone().unwrap_or_else(|| default_name.to_string());
-        let namespace = args.namespace.clone().unwrap_or_else(|| "/".to_string());
-        if !valid_name(&name) || name.contains('/') {
-            return Err(RosError::Args(format!("invalid node name `{name}`")));
-        }
-        if namespace != "/" && !valid_name(&namespace) {
-            return Err(RosError::Args(format!("invalid namespace `{namespace}`")));
-        }
+        let id = NodeIdentity::new(default_name, args)?;
         let domain: u16 = match std::env::var("ROS_DOMAIN_ID") {
             Ok(s) if !s.trim().is_empty() => s
                 .trim()
@@ -98,13 +88,8 @@ impl DdsTransport {
             .start_parameter_services(true)
             .parameter_validator(Box::new(move |k: &str, v: &ParameterValue| {
                 let pv = ParamValue::from_ros(v).ok_or_else(|| format!("parameter `{k}`: unsupported value type"))?;
-                let pv = coerce::<C>(k, &pv)?;
-                let mut m = validating
-                    .lock()
-                    .map_err(|_| "parameter store poisoned".to_string())?
-                    .clone();
-                m.insert(k.to_string(), pv);
-                C::from_params(&m).map(|_| ())
+                let current = validating.lock().map_err(|_| "parameter store poisoned".to_string())?;
+                with_assignment::<C>(&current, k, &pv).map(|_| ())
             }))
             .parameter_set_action(Box::new(move |k: &str, v: &ParameterValue| {
                 if let Some(pv) = ParamValue::from_ros(v).and_then(|pv| coerce::<C>(k, &pv).ok()) {
@@ -123,10 +108,11 @@ impl DdsTransport {
             }
             options = options.declare_parameter(k, ParameterValue::from(v));
         }
-        let node_name = NodeName::new(&namespace, &name).map_err(|e| RosError::Args(format!("node name: {e:?}")))?;
+        let node_name =
+            NodeName::new(&id.namespace, &id.name).map_err(|e| RosError::Args(format!("node name: {e:?}")))?;
         let mut node = ctx
             .new_node(node_name, options)
-            .map_err(|e| RosError::Middleware(format!("node {namespace}/{name}: {e:?}")))?;
+            .map_err(|e| RosError::Middleware(format!("node {}: {e:?}", id.fq_name())))?;
         if let Some(ParamValue::Bool(true)) = start.get("use_sim_time") {
             node.set_parameter("use_sim_time", ParameterValue::Boolean(true))
                 .map_err(RosError::Params)?;
@@ -144,20 +130,15 @@ impl DdsTransport {
             .map_err(|e| RosError::Node(format!("spinner thread: {e}")))?;
         // The start-up changes made above are not news to the node.
         while rx.try_recv().is_ok() {}
-        let use_sim_time = matches!(start.get("use_sim_time"), Some(ParamValue::Bool(true)));
         let mut t = DdsTransport {
             node,
-            name,
-            namespace,
-            remaps: args.remaps.clone(),
+            id,
             changes: rx,
             clock: None,
-            use_sim_time,
             _spinner: handle,
         };
-        if use_sim_time {
-            let s = t.subscription::<Clock>("/clock", Qos::Clock)?;
-            t.clock = Some((s.0, std::cell::Cell::new(0.0)));
+        if matches!(start.get("use_sim_time"), Some(ParamValue::Bool(true))) {
+            t.clock = Some(SimClock::new(t.subscription::<Clock>("/clock", Qos::Clock)?));
         }
         Ok(t)
     }
@@ -299,40 +280,23 @@ impl Transport for DdsTransport {
     }
 
     fn now(&self) -> f64 {
-        match &self.clock {
-            Some((sub, last)) if self.use_sim_time => {
-                while let Ok(Some((c, _))) = sub.take() {
-                    last.set(c.clock.as_secs_f64());
-                }
-                last.get()
-            }
-            _ => std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs_f64())
-                .unwrap_or(0.0),
-        }
+        self.clock.as_ref().map_or_else(wall_now, SimClock::now)
     }
 
     fn log(&self, level: Level, msg: &str) {
         use ros2_client::log::Log;
-        let (lvl, code) = match level {
-            Level::Debug => (tracing::Level::DEBUG, Log::DEBUG),
-            Level::Info => (tracing::Level::INFO, Log::INFO),
-            Level::Warn => (tracing::Level::WARN, Log::WARN),
-            Level::Error => (tracing::Level::ERROR, Log::ERROR),
+        trace(level, &self.id.fq_name(), msg);
+        let code = match level {
+            Level::Debug => Log::DEBUG,
+            Level::Info => Log::INFO,
+            Level::Warn => Log::WARN,
+            Level::Error => Log::ERROR,
         };
-        let fq = self.fq_name();
-        match lvl {
-            tracing::Level::DEBUG => tracing::debug!("[{fq}] {msg}"),
-            tracing::Level::INFO => tracing::info!("[{fq}] {msg}"),
-            tracing::Level::WARN => tracing::warn!("[{fq}] {msg}"),
-            _ => tracing::error!("[{fq}] {msg}"),
-        }
         if let Some(w) = self.node.rosout_writer().as_ref() {
             let _ = w.publish(Log {
                 stamp: ros2_client::builtin_interfaces::Time::now(),
                 level: code,
-                name: fq.trim_start_matches('/').replace('/', "."),
+                name: self.id.logger(),
                 msg: msg.to_string(),
                 file: file!().to_string(),
                 function: "modbot_ros".to_string(),
@@ -341,11 +305,7 @@ impl Transport for DdsTransport {
         }
     }
 
-    fn fq_name(&self) -> String {
-        format!("{}/{}", self.namespace.trim_end_matches('/'), self.name)
-    }
-
-    fn resolve(&self, topic: &str) -> String {
-        resolve_topic(topic, &self.namespace, &self.name, &self.remaps)
+    fn identity(&self) -> &NodeIdentity {
+        &self.id
     }
 }

@@ -229,6 +229,21 @@ pub fn coerce<C: NodeConfig>(name: &str, value: &ParamValue) -> std::result::Res
     }
 }
 
+/// The parameters a `set_parameters` call would leave: `value` coerced to `name`'s
+/// declaration and the whole set validated by `C`. The error is the reason the service
+/// returns; both backends' parameter services validate through this.
+pub fn with_assignment<C: NodeConfig>(
+    current: &ParamMap,
+    name: &str,
+    value: &ParamValue,
+) -> std::result::Result<ParamMap, String> {
+    let v = coerce::<C>(name, value)?;
+    let mut next = current.clone();
+    next.insert(name.to_string(), v);
+    C::from_params(&next)?;
+    Ok(next)
+}
+
 /// Loads the parameters of one node from a ROS parameter file. Sections apply in file
 /// order: `/**` (every node), `/**/NAME`, `NAME`, and `/NS/NAME` (this node only).
 pub fn load_params_file(path: &Path, node: &str, namespace: &str) -> Result<ParamMap> {

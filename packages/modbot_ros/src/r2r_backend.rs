@@ -25,10 +25,10 @@ use r2r::WrappedTypesupport;
 use r2r::rcl_interfaces::msg as rcl_msg;
 use r2r::rcl_interfaces::srv as rcl_srv;
 
-use crate::args::{RosArgs, resolve_topic, valid_name};
+use crate::args::{NodeIdentity, RosArgs};
 use crate::error::{Result, RosError};
-use crate::params::{NodeConfig, ParamMap, ParamValue, coerce};
-use crate::transport::{Level, Pub, Qos, Server, Sub, Transport};
+use crate::params::{NodeConfig, ParamMap, ParamValue, with_assignment};
+use crate::transport::{Level, Pub, Qos, Server, SimClock, Sub, Transport, trace, wall_now};
 
 fn profile(q: Qos) -> r2r::QosProfile {
     match q {
@@ -173,8 +173,10 @@ fn set_one<C: NodeConfig>(
     v: &rcl_msg::ParameterValue,
 ) -> std::result::Result<(), String> {
     let pv = from_rcl(v).ok_or_else(|| format!("parameter `{name}`: unsupported value type {}", v.type_))?;
-    let pv = coerce::<C>(name, &pv)?;
     let mut st = state.lock().map_err(|_| "parameter store poisoned".to_string())?;
+    let next = with_assignment::<C>(&st.values, name, &pv)?;
+    let pv = next[name].clone();
+    // Declared parameters are coerced to their type above; this catches use_sim_time.
     if let Some(old) = st.values.get(name)
         && std::mem::discriminant(old) != std::mem::discriminant(&pv)
     {
@@ -184,11 +186,6 @@ fn set_one<C: NodeConfig>(
             pv.type_name()
         ));
     }
-    let mut next = st.values.clone();
-    next.insert(name.to_string(), pv.clone());
-    if name != "use_sim_time" {
-        C::from_params(&next)?;
-    }
     st.values = next;
     let _ = changes.send((name.to_string(), pv));
     Ok(())
@@ -197,12 +194,10 @@ fn set_one<C: NodeConfig>(
 /// A node on r2r.
 pub struct R2rTransport {
     node: Arc<Mutex<r2r::Node>>,
-    name: String,
-    namespace: String,
-    remaps: Vec<(String, String)>,
+    id: NodeIdentity,
     changes: Receiver<(String, ParamValue)>,
     params: Arc<Mutex<ParamState>>,
-    clock: Option<(R2rSub<Clock>, std::cell::Cell<f64>)>,
+    clock: Option<SimClock<R2rSub<Clock>>>,
     /// `/rosout`: r2r's log macros reach the console, not rosout, so we publish there.
     rosout: Option<R2rPub<Log>>,
     _spinner: std::thread::JoinHandle<()>,
@@ -211,14 +206,10 @@ pub struct R2rTransport {
 impl R2rTransport {
     /// Starts a node like [`crate::dds::DdsTransport::start`].
     pub fn start<C: NodeConfig>(default_name: &str, args: &RosArgs, start: &ParamMap) -> Result<R2rTransport> {
-        let name = args.node_name.clone().unwrap_or_else(|| default_name.to_string());
-        let namespace = args.namespace.clone().unwrap_or_else(|| "/".to_string());
-        if !valid_name(&name) || name.contains('/') {
-            return Err(RosError::Args(format!("invalid node name `{name}`")));
-        }
+        let id = NodeIdentity::new(default_name, args)?;
         let ctx = r2r::Context::create().map_err(|e| mw("rcl context", e))?;
-        let mut node = r2r::Node::create(ctx, &name, &namespace).map_err(|e| mw("rcl node", e))?;
-        let fq = format!("{}/{name}", namespace.trim_end_matches('/'));
+        let mut node = r2r::Node::create(ctx, &id.name, &id.namespace).map_err(|e| mw("rcl node", e))?;
+        let fq = id.fq_name();
         let mut values = start.clone();
         values.entry("use_sim_time".into()).or_insert(ParamValue::Bool(false));
         let descriptions = C::declarations()
@@ -380,9 +371,7 @@ impl R2rTransport {
             .map_err(|e| RosError::Node(format!("spinner thread: {e}")))?;
         let mut t = R2rTransport {
             node,
-            name,
-            namespace,
-            remaps: args.remaps.clone(),
+            id,
             changes: rx,
             params,
             clock: None,
@@ -391,8 +380,7 @@ impl R2rTransport {
         };
         t.rosout = Some(t.publisher::<Log>("/rosout", Qos::Reliable)?);
         if matches!(start.get("use_sim_time"), Some(ParamValue::Bool(true))) {
-            let s = t.subscription::<Clock>("/clock", Qos::Clock)?;
-            t.clock = Some((s, std::cell::Cell::new(0.0)));
+            t.clock = Some(SimClock::new(t.subscription::<Clock>("/clock", Qos::Clock)?));
         }
         Ok(t)
     }
@@ -468,30 +456,17 @@ impl Transport for R2rTransport {
 
     fn now(&self) -> f64 {
         match &self.clock {
-            Some((sub, last)) if matches!(self.param("use_sim_time"), Some(ParamValue::Bool(true))) => {
-                while let Some(Ok(c)) = sub.take() {
-                    last.set(c.clock.as_secs_f64());
-                }
-                last.get()
-            }
-            _ => std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs_f64())
-                .unwrap_or(0.0),
+            Some(c) if matches!(self.param("use_sim_time"), Some(ParamValue::Bool(true))) => c.now(),
+            _ => wall_now(),
         }
     }
 
     fn log(&self, level: Level, msg: &str) {
-        let fq = self.fq_name();
-        let logger = fq.trim_start_matches('/').replace('/', ".");
+        let logger = self.id.logger();
+        trace(level, &self.id.fq_name(), msg);
         if let Some(p) = &self.rosout {
             let _ = p.publish(Log {
-                stamp: modbot_msgs::builtin_interfaces::msg::Time::from_secs_f64(
-                    std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map(|d| d.as_secs_f64())
-                        .unwrap_or(0.0),
-                ),
+                stamp: modbot_msgs::builtin_interfaces::msg::Time::from_secs_f64(wall_now()),
                 level: match level {
                     Level::Debug => Log::DEBUG,
                     Level::Info => Log::INFO,
@@ -505,33 +480,16 @@ impl Transport for R2rTransport {
                 line: line!(),
             });
         }
-        // r2r's macros log through rcl (stdout and /rosout); tracing keeps stderr alike
-        // across backends.
+        // r2r's macros reach rcl's console output (not /rosout, published above).
         match level {
-            Level::Debug => {
-                tracing::debug!("[{fq}] {msg}");
-                r2r::log_debug!(&logger, "{msg}");
-            }
-            Level::Info => {
-                tracing::info!("[{fq}] {msg}");
-                r2r::log_info!(&logger, "{msg}");
-            }
-            Level::Warn => {
-                tracing::warn!("[{fq}] {msg}");
-                r2r::log_warn!(&logger, "{msg}");
-            }
-            Level::Error => {
-                tracing::error!("[{fq}] {msg}");
-                r2r::log_error!(&logger, "{msg}");
-            }
+            Level::Debug => r2r::log_debug!(&logger, "{msg}"),
+            Level::Info => r2r::log_info!(&logger, "{msg}"),
+            Level::Warn => r2r::log_warn!(&logger, "{msg}"),
+            Level::Error => r2r::log_error!(&logger, "{msg}"),
         }
     }
 
-    fn fq_name(&self) -> String {
-        format!("{}/{}", self.namespace.trim_end_matches('/'), self.name)
-    }
-
-    fn resolve(&self, topic: &str) -> String {
-        resolve_topic(topic, &self.namespace, &self.name, &self.remaps)
+    fn identity(&self) -> &NodeIdentity {
+        &self.id
     }
 }

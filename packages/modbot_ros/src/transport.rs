@@ -2,7 +2,9 @@
 //! r2r later) adapts it; the nodes never name a middleware type.
 
 use modbot_msgs::RosMessage;
+use modbot_msgs::rosgraph_msgs::msg::Clock;
 
+use crate::args::NodeIdentity;
 use crate::error::Result;
 use crate::params::ParamValue;
 
@@ -82,8 +84,58 @@ pub trait Transport: Send {
     fn now(&self) -> f64;
     /// Logs to stderr and `/rosout`.
     fn log(&self, level: Level, msg: &str);
+    /// The node's name, namespace and remaps.
+    fn identity(&self) -> &NodeIdentity;
     /// Fully qualified node name.
-    fn fq_name(&self) -> String;
+    fn fq_name(&self) -> String {
+        self.identity().fq_name()
+    }
     /// The resolved (absolute) name of a topic given relative to the node.
-    fn resolve(&self, topic: &str) -> String;
+    fn resolve(&self, topic: &str) -> String {
+        self.identity().resolve(topic)
+    }
+}
+
+/// Wall-clock time, s since the Unix epoch (ROS time without `use_sim_time`).
+pub fn wall_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// Simulated time from a `/clock` subscription (rosgraph_msgs/Clock): the latest stamp.
+pub struct SimClock<S> {
+    sub: S,
+    last: std::cell::Cell<f64>,
+}
+
+impl<S: Sub<Clock>> SimClock<S> {
+    /// Time 0 until the first `/clock` sample.
+    pub fn new(sub: S) -> SimClock<S> {
+        SimClock {
+            sub,
+            last: std::cell::Cell::new(0.0),
+        }
+    }
+
+    /// The latest `/clock` time, s (undecodable samples are skipped).
+    pub fn now(&self) -> f64 {
+        while let Some(r) = self.sub.take() {
+            if let Ok(c) = r {
+                self.last.set(c.clock.as_secs_f64());
+            }
+        }
+        self.last.get()
+    }
+}
+
+/// The stderr side of [`Transport::log`], the same on every backend: `[fq] msg` at `level`.
+pub fn trace(level: Level, fq: &str, msg: &str) {
+    match level {
+        Level::Debug => tracing::debug!("[{fq}] {msg}"),
+        Level::Info => tracing::info!("[{fq}] {msg}"),
+        Level::Warn => tracing::warn!("[{fq}] {msg}"),
+        Level::Error => tracing::error!("[{fq}] {msg}"),
+    }
 }

@@ -139,9 +139,7 @@ pub struct SimCore {
     velocities: Vec<f64>,
     last_base: Isometry3<f64>,
     twist: (nalgebra::Vector3<f64>, nalgebra::Vector3<f64>),
-    /// Commands accepted.
-    pub accepted: u64,
-    /// Commands refused.
+    /// Commands dropped: refused by [`SimCore::command`] or undecodable.
     pub refused: u64,
 }
 
@@ -175,7 +173,6 @@ impl SimCore {
             velocities: vec![0.0; n],
             last_base,
             twist: (nalgebra::Vector3::zeros(), nalgebra::Vector3::zeros()),
-            accepted: 0,
             refused: 0,
         })
     }
@@ -185,9 +182,8 @@ impl SimCore {
         let off = m.layout.data_offset as usize;
         let data = m.data.get(off..).unwrap_or(&[]);
         let r = self.sim.set_targets(data).map_err(|e| e.to_string());
-        match r {
-            Ok(()) => self.accepted += 1,
-            Err(_) => self.refused += 1,
+        if r.is_err() {
+            self.refused += 1;
         }
         r
     }
@@ -354,7 +350,6 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     let frame = 1.0 / cfg.publish_rate_hz;
     let substeps = (frame / core.sim.step_size()).round().max(1.0) as usize;
     let started = Instant::now();
-    let mut reported_refusals = 0u64;
     while !stop.load(Ordering::Relaxed) {
         for (k, v) in t.param_changes() {
             t.log(
@@ -363,15 +358,18 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
             );
         }
         while let Some(m) = cmd_sub.take() {
-            let r = m.and_then(|m| core.command(&m));
+            let r = match m {
+                Ok(m) => core.command(&m),
+                Err(e) => {
+                    core.refused += 1;
+                    Err(e)
+                }
+            };
             if let Err(e) = r {
-                reported_refusals += 1;
                 // Log the first few in full, then every 100th, so garbage cannot flood rosout.
-                if reported_refusals <= 5 || reported_refusals % 100 == 0 {
-                    t.log(
-                        Level::Warn,
-                        &format!("command dropped ({reported_refusals} so far): {e}"),
-                    );
+                let n = core.refused;
+                if n <= 5 || n % 100 == 0 {
+                    t.log(Level::Warn, &format!("command dropped ({n} so far): {e}"));
                 }
             }
         }
