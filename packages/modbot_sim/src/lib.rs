@@ -1,6 +1,9 @@
 #![doc = include_str!("../README.md")]
 
 mod convert;
+mod layout;
+mod native;
+mod rapier_engine;
 pub mod error;
 pub mod measure;
 pub mod robot;
@@ -11,4 +14,4 @@ pub use error::{Result, SimError};
 pub use measure::{Recorder, Report, Sample};
 pub use robot::{Servo, SimRobot};
 pub use run::{RunOutput, RunPlan, run_gait};
-pub use world::{SimSettings, Simulator};
+pub use world::{Engine, SimSettings, Simulator};
