@@ -13,7 +13,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let catalog = args.config.catalog()?;
     let library = args.config.library()?;
     let scenario = scenario(None)?;
-    let mut out = String::from("robot,gait,step_ms,simulated_s,wall_s,real_time_factor,steps_per_s\n");
+    let mut out = String::from("engine,robot,gait,step_ms,simulated_s,wall_s,real_time_factor,steps_per_s\n");
     for (robot, gait) in [("pp:8", "caterpillar"), ("py:16", "sidewinding")] {
         for step_ms in [1.0, 5.0] {
             let mut s = setup(
@@ -23,6 +23,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 &scenario,
                 &catalog,
                 &library,
+                &args.engine,
                 Some(step_ms / 1000.0),
                 &|_| {},
             )?;
@@ -43,7 +44,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             let simulated = s.sim.time();
             let _ = writeln!(
                 out,
-                "{robot},{gait},{step_ms},{simulated:.3},{wall:.3},{:.2},{:.0}",
+                "{},{robot},{gait},{step_ms},{simulated:.3},{wall:.3},{:.2},{:.0}",
+                args.engine,
                 simulated / wall,
                 s.sim.steps() as f64 / wall
             );

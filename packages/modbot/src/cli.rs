@@ -153,6 +153,10 @@ pub struct BenchArgs {
     /// `ros` (DDS latency and rate over loopback, in a private network namespace).
     #[arg(value_parser = ["sim", "astar", "ros"])]
     pub what: String,
+    /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
+    /// `rapier` (a rapier3d multibody, the cross-check).
+    #[arg(long, default_value = "native", value_parser = ["native", "rapier"])]
+    pub engine: String,
     /// A* queries per map.
     #[arg(long, default_value_t = 100)]
     pub queries: usize,
@@ -168,6 +172,10 @@ pub struct SweepArgs {
     /// Robot: pp:M, py:M or pyp.
     #[arg(long, short, default_value = "pp:8")]
     pub robot: String,
+    /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
+    /// `rapier` (a rapier3d multibody, the cross-check).
+    #[arg(long, default_value = "native", value_parser = ["native", "rapier"])]
+    pub engine: String,
     /// Gait or preset name.
     #[arg(long, short, default_value = "caterpillar")]
     pub gait: String,
@@ -228,13 +236,18 @@ pub struct RunArgs {
     /// Control rate, Hz.
     #[arg(long, default_value_t = 100.0)]
     pub rate: f64,
+    /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
+    /// `rapier` (a rapier3d multibody, the cross-check).
+    #[arg(long, default_value = "native", value_parser = ["native", "rapier"])]
+    pub engine: String,
     /// Physics step in ms (default: the world's).
     #[arg(long)]
     pub step_ms: Option<f64>,
-    /// Solver iterations per physics step (default 4).
+    /// Solver iterations per physics step (native: Gauss–Seidel sweeps, default 10;
+    /// rapier: substeps, default 8).
     #[arg(long)]
     pub solver_iterations: Option<usize>,
-    /// Gauss-Seidel sweeps per solver iteration (default 2).
+    /// Gauss-Seidel sweeps per solver iteration (native default 1, rapier 4).
     #[arg(long)]
     pub pgs_iterations: Option<usize>,
     /// No progress bar.

@@ -29,6 +29,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         &scenario,
         &catalog,
         &library,
+        &args.engine,
         step_s,
         &|st| {
             if let Some(i) = iterations {
@@ -112,6 +113,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         "params": s.built.params,
         "notes": s.built.notes,
         "world": scenario.name,
+        "engine": s.sim.engine().to_string(),
         "physics_step_s": s.sim.step_size(),
         "control_rate_hz": args.rate,
         "physics_steps": s.sim.steps(),
@@ -126,7 +128,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let png = dir.join("plot.png");
     crate::plot::run_plot(&png, &format!("{} {}", s.spec, args.gait), &out.samples, &joint_names)?;
 
-    let table = summary_table(&out.report, rtf);
+    let table = summary_table(&out.report, rtf, s.sim.engine());
     let mut stdout = std::io::stdout().lock();
     let _ = write!(stdout, "{table}");
     let _ = writeln!(
@@ -137,7 +139,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-fn summary_table(r: &Report, rtf: f64) -> String {
+fn summary_table(r: &Report, rtf: f64, engine: modbot_sim::Engine) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -173,7 +175,7 @@ fn summary_table(r: &Report, rtf: f64) -> String {
                 r.com_height_max_m * 100.0
             ),
         ),
-        ("real-time factor", format!("{rtf:.1}")),
+        ("real-time factor", format!("{rtf:.1} ({engine} engine)")),
     ];
     for (k, v) in rows {
         let _ = writeln!(t, "  {k:<22} {v}");

@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use modbot_core::{ModuleCatalog, RobotSpec, Scenario, Topology};
 use modbot_gaits::{BuiltGait, GaitLibrary};
-use modbot_sim::{SimRobot, SimSettings, Simulator};
+use modbot_sim::{Engine, SimRobot, SimSettings, Simulator};
 
 use crate::cli::BadInput;
 
@@ -59,6 +59,7 @@ pub fn setup(
     scenario: &Scenario,
     catalog: &ModuleCatalog,
     library: &GaitLibrary,
+    engine: &str,
     step_s: Option<f64>,
     tune: &dyn Fn(&mut SimSettings),
 ) -> Result<Setup> {
@@ -66,7 +67,10 @@ pub fn setup(
     let topology = Topology::from_spec(&spec, catalog)?;
     let built = library.build(gait, &topology, catalog, set)?;
     let robot = SimRobot::from_topology(&topology, catalog)?;
-    let mut settings = SimSettings::for_scenario(scenario);
+    let mut settings = match engine.parse::<Engine>().map_err(BadInput)? {
+        Engine::Native => SimSettings::for_scenario(scenario),
+        Engine::Rapier => SimSettings::rapier(scenario),
+    };
     if let Some(s) = step_s {
         settings.step_s = s;
     }

@@ -61,6 +61,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
                 &scenario,
                 &catalog,
                 &library,
+                &args.engine,
                 None,
                 &|_| {},
             )

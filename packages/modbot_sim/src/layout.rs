@@ -23,8 +23,6 @@ pub(crate) struct BodyCollider {
     pub half_box: Option<Vector3<f64>>,
     /// Pose in the body frame.
     pub local: Isometry3<f64>,
-    /// Name of the URDF link it comes from.
-    pub link: String,
 }
 
 /// One rigid body: URDF links joined by fixed joints.
@@ -262,7 +260,6 @@ impl Layout {
                         shape: shared,
                         half_box,
                         local,
-                        link: link.name.clone(),
                     });
                 }
             }

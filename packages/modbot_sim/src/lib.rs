@@ -1,11 +1,11 @@
 #![doc = include_str!("../README.md")]
 
 mod convert;
+pub mod error;
 mod layout;
+pub mod measure;
 mod native;
 mod rapier_engine;
-pub mod error;
-pub mod measure;
 pub mod robot;
 pub mod run;
 pub mod world;

@@ -10,7 +10,9 @@
 //! per step and the free root needs no frame bookkeeping.
 
 use nalgebra::{DMatrix, Isometry3, Matrix3, Matrix6, Translation3, UnitQuaternion, Vector3, Vector6};
-use rapier3d::parry::query::{ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher};
+use rapier3d::parry::query::{
+    ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
+};
 
 use crate::convert::{from_vec, to_pose};
 use crate::layout::{Layout, ObstacleSpec};
@@ -38,8 +40,6 @@ const LIMIT_MARGIN: f64 = 0.02;
 /// A body in tree order (body 0 is the root).
 #[derive(Clone)]
 struct TreeBody {
-    /// Index in the layout.
-    layout: usize,
     /// Tree parent (None for the root).
     parent: Option<usize>,
     /// Command index of its inbound joint, and −1/+1: tree angle = sign · URDF angle.
@@ -238,7 +238,6 @@ impl NativeWorld {
         let mut tree_of = vec![usize::MAX; layout.bodies.len()];
         let spec = &layout.bodies[center];
         let mut bodies = vec![TreeBody {
-            layout: center,
             parent: None,
             joint: usize::MAX,
             sign: 1.0,
@@ -276,7 +275,6 @@ impl NativeWorld {
             let rq = rel.rotation.quaternion();
             q.push(2.0 * rq.i.atan2(rq.w));
             bodies.push(TreeBody {
-                layout: outboard,
                 parent: Some(parent),
                 joint: k,
                 sign,
@@ -495,7 +493,11 @@ impl NativeWorld {
             normal.cross(&Vector3::x()).normalize()
         };
         let t2 = normal.cross(&t1);
-        let warm = if key < self.warm.len() { self.warm[key] } else { [0.0; 3] };
+        let warm = if key < self.warm.len() {
+            self.warm[key]
+        } else {
+            [0.0; 3]
+        };
         let mut rows = [Row {
             cfm: 0.0,
             at: 0,
@@ -690,13 +692,21 @@ impl NativeWorld {
             let (lower, upper) = (self.bodies[b].lower, self.bodies[b].upper);
             if q < lower + LIMIT_MARGIN {
                 let gap = q - lower;
-                let rhs = if gap < 0.0 { -gap * self.params.erp / dt } else { -gap / dt };
+                let rhs = if gap < 0.0 {
+                    -gap * self.params.erp / dt
+                } else {
+                    -gap / dt
+                };
                 let row = self.dof_row(k, rhs, 0.0, f64::INFINITY);
                 self.singles.push(row);
             }
             if q > upper - LIMIT_MARGIN {
                 let gap = upper - q;
-                let rhs = if gap < 0.0 { gap * self.params.erp / dt } else { gap / dt };
+                let rhs = if gap < 0.0 {
+                    gap * self.params.erp / dt
+                } else {
+                    gap / dt
+                };
                 let row = self.dof_row(k, rhs, f64::NEG_INFINITY, 0.0);
                 self.singles.push(row);
             }
@@ -808,7 +818,9 @@ mod tests {
     #[test]
     fn spd_inverse_inverts() {
         let n = 7;
-        let b = DMatrix::from_fn(n, n, |i, j| ((i * 7 + j * 3) % 5) as f64 - 2.0 + if i == j { 0.5 } else { 0.0 });
+        let b = DMatrix::from_fn(n, n, |i, j| {
+            ((i * 7 + j * 3) % 5) as f64 - 2.0 + if i == j { 0.5 } else { 0.0 }
+        });
         let m = &b * b.transpose() + DMatrix::identity(n, n);
         let mut a = m.as_slice().to_vec();
         assert!(spd_inverse(&mut a, n));

@@ -122,9 +122,7 @@ impl RapierWorld {
             } else {
                 (j.parent, j.child)
             };
-            let handle = world
-                .multibody_joints
-                .insert(bodies[b1], bodies[b2], data, true)?;
+            let handle = world.multibody_joints.insert(bodies[b1], bodies[b2], data, true)?;
             motors[k] = Some(Motor { handle, flipped });
         }
         let motors: Vec<Motor> = motors.into_iter().collect::<Option<_>>()?;

@@ -4,7 +4,7 @@
 
 use modbot_core::{ModuleCatalog, Scenario, Topology};
 use modbot_gaits::GaitLibrary;
-use modbot_sim::{RunPlan, SimError, SimRobot, SimSettings, Simulator, run_gait};
+use modbot_sim::{Engine, RunPlan, SimError, SimRobot, SimSettings, Simulator, run_gait};
 
 fn flat() -> Scenario {
     Scenario::from_yaml("name: flat\n", "flat").unwrap()
@@ -223,5 +223,119 @@ fn divergence_is_reported() {
             );
         }
         other => panic!("expected divergence, got {other:?}"),
+    }
+}
+
+fn step_of(settings: SimSettings, spec: &str, gait: &str, set: &[(&str, f64)]) -> modbot_sim::Report {
+    let cat = ModuleCatalog::builtin();
+    let (t, r) = robot(spec);
+    let lib = GaitLibrary::builtin();
+    let set: Vec<(String, f64)> = set.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    let g = lib.build(gait, &t, &cat, &set).unwrap().generator;
+    let mut sim = Simulator::new(&r, &flat(), settings).unwrap();
+    let speeds = r.servos.iter().map(|s| s.max_speed).collect();
+    let plan = RunPlan {
+        cycles: 4,
+        ..RunPlan::default()
+    };
+    run_gait(&mut sim, Box::new(g), lib.transition, speeds, plan, 1.0, &mut |_, _| {})
+        .unwrap()
+        .report
+}
+
+/// The two engines (modbot's native one and the rapier3d multibody) agree on what the
+/// gaits do: the caterpillar's step within 15 %, sidewinding's sideways step within 25 %
+/// and in the same direction (decision 0018).
+#[test]
+fn native_and_rapier_engines_agree() {
+    let native = SimSettings::for_scenario(&flat());
+    let rapier = SimSettings::rapier(&flat());
+    assert_eq!(native.engine, Engine::Native);
+    assert_eq!(rapier.engine, Engine::Rapier);
+    let a = step_of(native, "pp:8", "caterpillar", &[("A", 40.0), ("dphi", 110.0)]);
+    let b = step_of(rapier, "pp:8", "caterpillar", &[("A", 40.0), ("dphi", 110.0)]);
+    eprintln!(
+        "caterpillar: native {:.2} cm, rapier {:.2} cm",
+        a.step_x_m * 100.0,
+        b.step_x_m * 100.0
+    );
+    assert!(a.step_x_m < 0.0 && b.step_x_m < 0.0);
+    assert!((a.step_x_m / b.step_x_m - 1.0).abs() < 0.15);
+    let a = step_of(native, "py:8", "sidewinding", &[]);
+    let b = step_of(rapier, "py:8", "sidewinding", &[]);
+    eprintln!(
+        "sidewinding: native ({:.2}, {:.2}) cm, rapier ({:.2}, {:.2}) cm",
+        a.step_x_m * 100.0,
+        a.step_y_m * 100.0,
+        b.step_x_m * 100.0,
+        b.step_y_m * 100.0
+    );
+    assert!(a.step_y_m * b.step_y_m > 0.0);
+    assert!((a.step_y_m / b.step_y_m - 1.0).abs() < 0.25);
+}
+
+/// A wall stops the robot: the caterpillar crawls into a box and its head stays at the face
+/// (contacts with obstacles come from parry's manifolds; no tunnelling).
+#[test]
+fn a_wall_stops_the_robot() {
+    let (t, r) = robot("pp:4");
+    let cat = ModuleCatalog::builtin();
+    let lib = GaitLibrary::builtin();
+    // pp:4 is 28.8 cm long; its head starts at x = 0.288, the wall face is at 0.34.
+    let s = Scenario::from_yaml(
+        "name: wall\nobstacles:\n  - {name: wall, kind: wall, position_m: [0.365, 0.0], size_m: [0.05, 0.5, 0.2]}\n",
+        "wall",
+    )
+    .unwrap();
+    let g = lib
+        .build(
+            "caterpillar",
+            &t,
+            &cat,
+            &[("A".to_string(), 40.0), ("dphi".to_string(), -110.0)],
+        )
+        .unwrap()
+        .generator;
+    let mut sim = Simulator::new(&r, &s, SimSettings::for_scenario(&s)).unwrap();
+    let speeds = r.servos.iter().map(|s| s.max_speed).collect();
+    let plan = RunPlan {
+        warmup_cycles: 0,
+        cycles: 8,
+        control_rate_hz: 100.0,
+    };
+    let out = run_gait(&mut sim, Box::new(g), lib.transition, speeds, plan, 1.0, &mut |_, _| {}).unwrap();
+    let (_, head) = sim.ends();
+    let links = sim.link_poses();
+    let reach = links.iter().map(|p| p.translation.vector.x).fold(f64::MIN, f64::max);
+    // Without the wall the robot covers ≈ 3 cm per cycle: 8 cycles would carry it past it.
+    assert!(out.samples.last().unwrap().com[0] > 0.16, "it moved towards the wall");
+    assert!(
+        head.x < 0.345 && reach < 0.345,
+        "head {head}, farthest link origin {reach}"
+    );
+}
+
+/// Robots of spheres, cylinders and capsules (any URDF) rest on the ground at their size.
+#[test]
+fn round_shapes_rest_on_the_ground() {
+    for (geometry, half_height) in [
+        (r#"<sphere radius="0.02"/>"#, 0.02),
+        (r#"<cylinder radius="0.02" length="0.06"/>"#, 0.03),
+        (r#"<capsule radius="0.015" length="0.04"/>"#, 0.035),
+    ] {
+        let text = format!(
+            "<robot name=\"r\">{}{}{}</robot>",
+            link("a").replace(r#"<box size="0.07 0.05 0.05"/>"#, geometry),
+            link("b"),
+            joint("j", "a", "b")
+        );
+        let r = urdf_robot(&text).unwrap();
+        let mut sim = Simulator::new(&r, &flat(), SimSettings::for_scenario(&flat())).unwrap();
+        for _ in 0..1500 {
+            sim.step().unwrap();
+        }
+        let a = sim.link_poses()[0].translation.vector;
+        assert!(a.z > half_height - 0.004 && a.z < half_height + 0.01, "{geometry}: {a}");
+        assert!(sim.kinetic_energy() < 1e-4, "{geometry}: {}", sim.kinetic_energy());
     }
 }
