@@ -283,6 +283,7 @@ fn run_writes_the_run_folder() {
     let step = summary["report"]["step_x_m"].as_f64().unwrap();
     assert!(step < -0.04 && step > -0.09, "{step}");
     assert_eq!(summary["report"]["cycles"], 2);
+    assert_eq!(summary["engine"], "native");
     let csv = std::fs::read_to_string(dir.join("trajectory.csv")).unwrap();
     let header = csv.lines().next().unwrap();
     assert!(
@@ -293,6 +294,49 @@ fn run_writes_the_run_folder() {
     assert_eq!(csv.lines().count(), 1 + 1 + 800);
     let png = std::fs::read(dir.join("plot.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+}
+
+/// The rapier engine is one flag away and measures the same gait alike; the benchmark
+/// prints one CSV row per robot and step.
+#[test]
+fn rapier_engine_and_bench() {
+    let dir = scratch("run_rapier");
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = modbot(&[
+        "run",
+        "--engine",
+        "rapier",
+        "--cycles",
+        "1",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("rapier engine"), "{}", stdout(&o));
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["engine"], "rapier");
+    let step = summary["report"]["step_x_m"].as_f64().unwrap();
+    assert!(step > 0.04 && step < 0.09, "{step}");
+    let o = modbot(&["run", "--engine", "ode", "--cycles", "1", "-q"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("ode"), "{}", stderr(&o));
+
+    let o = modbot(&["bench", "sim", "--seconds", "0.2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = stdout(&o);
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("engine,robot,gait,step_ms,simulated_s,wall_s,real_time_factor,steps_per_s")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 4, "{csv}");
+    for r in &rows {
+        assert_eq!(r[0], "native");
+        let steps_per_s: f64 = r[7].parse().unwrap();
+        assert!(steps_per_s > 0.0, "{csv}");
+    }
 }
 
 #[test]

@@ -73,6 +73,21 @@ struct Row {
     lambda: f64,
 }
 
+impl Row {
+    /// A row at buffer offset `at` with J M⁻¹ Jᵀ = `d` (a row with no effective mass is inert).
+    fn new(at: usize, d: f64, rhs: f64, lo: f64, hi: f64, lambda: f64) -> Row {
+        Row {
+            cfm: 0.0,
+            at,
+            inv_d: if d > 1e-12 { 1.0 / d } else { 0.0 },
+            rhs,
+            lo,
+            hi,
+            lambda,
+        }
+    }
+}
+
 /// A contact point: normal then two friction rows.
 #[derive(Debug, Clone, Copy)]
 struct Contact {
@@ -121,6 +136,7 @@ pub(crate) struct NativeWorld {
     /// Servo targets (tree order, tree sign).
     targets: Vec<f64>,
     servo: Vec<crate::robot::Servo>,
+    ground: rapier3d::prelude::SharedShape,
     manifolds: Vec<ContactManifold<(), ()>>,
     workspace: Option<ContactManifoldsWorkspace>,
 }
@@ -334,6 +350,7 @@ impl NativeWorld {
             contacts: Vec::new(),
             servo,
             bodies,
+            ground: rapier3d::prelude::SharedShape::halfspace(rapier3d::math::Vector::Z),
             manifolds: Vec::new(),
             workspace: None,
         };
@@ -386,9 +403,9 @@ impl NativeWorld {
         }
         self.mass.fill(0.0);
         self.mass.view_mut((0, 0), (6, 6)).copy_from(&composite[0]);
-        for b in 1..nb {
+        for (b, ic) in composite.iter().enumerate().skip(1) {
             let j = 5 + b;
-            let f = composite[b] * self.s[b];
+            let f = ic * self.s[b];
             self.mass[(j, j)] = self.s[b].dot(&f) + self.params.armature;
             let mut a = self.bodies[b].parent.unwrap_or(0);
             while a != 0 {
@@ -449,15 +466,7 @@ impl NativeWorld {
         for &k in path {
             d += self.jrow[at + k] * self.wrow[at + k];
         }
-        Row {
-            cfm: 0.0,
-            at,
-            inv_d: if d > 1e-12 { 1.0 / d } else { 0.0 },
-            rhs,
-            lo,
-            hi,
-            lambda,
-        }
+        Row::new(at, d, rhs, lo, hi, lambda)
     }
 
     /// A row on one generalised coordinate.
@@ -468,15 +477,7 @@ impl NativeWorld {
         self.jrow[at + k] = 1.0;
         self.wrow.extend_from_slice(&self.minv[k * n..(k + 1) * n]);
         let d = self.minv[k * n + k];
-        Row {
-            cfm: 0.0,
-            at,
-            inv_d: if d > 1e-12 { 1.0 / d } else { 0.0 },
-            rhs,
-            lo,
-            hi,
-            lambda: 0.0,
-        }
+        Row::new(at, d, rhs, lo, hi, 0.0)
     }
 
     fn contact(&mut self, b: usize, point: &Vector3<f64>, normal: &Vector3<f64>, dist: f64, mu: f64, key: usize) {
@@ -498,15 +499,7 @@ impl NativeWorld {
         } else {
             [0.0; 3]
         };
-        let mut rows = [Row {
-            cfm: 0.0,
-            at: 0,
-            inv_d: 0.0,
-            rhs: 0.0,
-            lo: 0.0,
-            hi: 0.0,
-            lambda: 0.0,
-        }; 3];
+        let mut rows = [Row::new(0, 0.0, 0.0, 0.0, 0.0, 0.0); 3];
         for (i, dir) in [normal, &t1, &t2].into_iter().enumerate() {
             let m = point.cross(dir);
             let w = Vector6::new(m.x, m.y, m.z, dir.x, dir.y, dir.z);
@@ -540,7 +533,7 @@ impl NativeWorld {
                     }
                 }
             } else {
-                let ground = rapier3d::prelude::SharedShape::halfspace(rapier3d::math::Vector::Z);
+                let ground = self.ground.clone();
                 self.manifold_contacts(b, &pose, ci, ground.as_ref(), &Isometry3::identity(), ground_mu);
             }
             for oi in 0..self.obstacles.len() {

@@ -62,6 +62,9 @@ pub struct ExecutiveNodeConfig {
     pub rate_hz: f64,
     /// Re-send the running command this often, s (gait_node's watchdog heartbeat).
     pub heartbeat_s: f64,
+    /// Odometry is averaged over this window before steering, and a running gait is held
+    /// at least this long before another replaces it, s (0: raw, no hold).
+    pub pose_window_s: f64,
 }
 
 impl NodeConfig for ExecutiveNodeConfig {
@@ -118,6 +121,11 @@ impl NodeConfig for ExecutiveNodeConfig {
                 default: d(1.0),
                 description: "re-send the running command, s",
             },
+            ParamDecl {
+                name: "pose_window_s",
+                default: d(2.0),
+                description: "odometry averaged, and a gait held at least, over this window (one gait cycle), s; 0 = raw",
+            },
         ]
     }
 
@@ -160,6 +168,7 @@ impl NodeConfig for ExecutiveNodeConfig {
             turn_gain: g.f64_in("turn_gain", 0.0, 10.0)?,
             rate_hz: g.f64_in("rate_hz", 0.5, 200.0)?,
             heartbeat_s: g.f64_in("heartbeat_s", 0.05, 60.0)?,
+            pose_window_s: g.f64_in("pose_window_s", 0.0, 60.0)?,
         })
     }
 }
@@ -169,6 +178,51 @@ fn load_caps(path: &str) -> std::result::Result<Capabilities, String> {
         Ok(Capabilities::builtin())
     } else {
         Capabilities::load(std::path::Path::new(path)).map_err(|e| e.to_string())
+    }
+}
+
+/// The pose of an undulating body averaged over a time window: mean position and circular
+/// mean heading. The tail module of a snake (its base_link) wags with the gait, so its raw
+/// yaw swings by tens of degrees within a cycle; steering on it switched O_h, and so
+/// restarted the gait, every few hundred milliseconds (decision record 0018).
+#[derive(Debug, Clone, Default)]
+pub struct PoseFilter {
+    window_s: f64,
+    samples: std::collections::VecDeque<(f64, Pose2)>,
+}
+
+impl PoseFilter {
+    /// A filter over `window_s` seconds (0 passes poses through).
+    pub fn new(window_s: f64) -> PoseFilter {
+        PoseFilter {
+            window_s,
+            samples: Default::default(),
+        }
+    }
+
+    /// Adds the pose at time `now` (s) and returns the window's mean.
+    pub fn push(&mut self, now: f64, pose: Pose2) -> Pose2 {
+        // A clock going back (a restarted simulation) starts the window afresh.
+        if self.samples.back().is_some_and(|(t, _)| *t > now) {
+            self.samples.clear();
+        }
+        self.samples.push_back((now, pose));
+        while self.samples.front().is_some_and(|(t, _)| *t < now - self.window_s) {
+            self.samples.pop_front();
+        }
+        let n = self.samples.len() as f64;
+        let (mut x, mut y, mut c, mut s) = (0.0, 0.0, 0.0, 0.0);
+        for (_, p) in &self.samples {
+            x += p.x;
+            y += p.y;
+            c += p.yaw.cos();
+            s += p.yaw.sin();
+        }
+        Pose2 {
+            x: x / n,
+            y: y / n,
+            yaw: if c == 0.0 && s == 0.0 { pose.yaw } else { s.atan2(c) },
+        }
     }
 }
 
@@ -415,8 +469,10 @@ pub fn run<T: Transport>(t: &mut T, cfg: ExecutiveNodeConfig, stop: Arc<AtomicBo
     );
     let period = Duration::from_secs_f64(1.0 / cfg.rate_hz);
     let mut pose: Option<Pose2> = None;
+    let mut filter = PoseFilter::new(cfg.pose_window_s);
     let mut last_drive: Option<Drive> = None;
     let mut last_sent = f64::NEG_INFINITY;
+    let mut last_change = f64::NEG_INFINITY;
     let mut last_status = String::new();
     while !stop.load(Ordering::Relaxed) {
         while let Some(p) = plan_sub.take() {
@@ -430,17 +486,30 @@ pub fn run<T: Transport>(t: &mut T, cfg: ExecutiveNodeConfig, stop: Arc<AtomicBo
                 let p = &o.pose.pose;
                 let y = yaw_of(p);
                 if p.position.x.is_finite() && p.position.y.is_finite() && y.is_finite() {
-                    pose = Some(Pose2 {
+                    let raw = Pose2 {
                         x: p.position.x,
                         y: p.position.y,
                         yaw: y,
-                    });
+                    };
+                    pose = Some(filter.push(t.now(), raw));
                 }
             }
         }
         let now = t.now();
         if let Some(p) = pose {
-            let (drive, replan) = core.step(now, p);
+            let (mut drive, replan) = core.step(now, p);
+            // A new gait or new gait parameters restart the gait's phase in gait_node, so a
+            // running gait is held for one averaging window (a gait cycle) before it is
+            // changed for another; stopping is never delayed.
+            if let (Some(prev @ Drive::Gait { .. }), Drive::Gait { .. }) = (&last_drive, &drive)
+                && *prev != drive
+                && now - last_change < cfg.pose_window_s
+            {
+                drive = prev.clone();
+            }
+            if last_drive.as_ref() != Some(&drive) {
+                last_change = now;
+            }
             if last_drive.as_ref() != Some(&drive) || now - last_sent >= cfg.heartbeat_s {
                 if let Err(e) = cmd_pub.publish(drive.command()) {
                     t.log(Level::Warn, &e.to_string());
@@ -512,6 +581,31 @@ mod tests {
 
     fn at(x: f64, y: f64, yaw: f64) -> Pose2 {
         Pose2 { x, y, yaw }
+    }
+
+    /// The wagging tail's heading averages out over a cycle; the window slides.
+    #[test]
+    fn pose_filter_averages_the_wag_out() {
+        let mut f = PoseFilter::new(2.0);
+        let mut out = at(0.0, 0.0, 0.0);
+        for k in 0..400 {
+            let t = k as f64 * 0.01;
+            let wag = 30f64.to_radians() * (std::f64::consts::PI * t).sin();
+            out = f.push(t, at(0.01 * t, 0.0, 10f64.to_radians() + wag));
+        }
+        assert!((out.yaw.to_degrees() - 10.0).abs() < 1.0, "{}", out.yaw.to_degrees());
+        // Mean position over the last 2 s: x(t) = 0.01 t on [2, 4] s.
+        assert!((out.x - 0.03).abs() < 1e-3, "{}", out.x);
+        // Headings near ±180° average to 180°, not 0°.
+        let mut f = PoseFilter::new(1.0);
+        f.push(0.0, at(0.0, 0.0, 179f64.to_radians()));
+        let p = f.push(0.5, at(0.0, 0.0, -179f64.to_radians()));
+        assert!(p.yaw.abs() > 179f64.to_radians(), "{}", p.yaw);
+        // A window of 0 passes poses through; a clock going back starts afresh.
+        let mut f = PoseFilter::new(0.0);
+        f.push(1.0, at(1.0, 0.0, 0.0));
+        assert_eq!(f.push(2.0, at(2.0, 0.0, 0.5)), at(2.0, 0.0, 0.5));
+        assert_eq!(f.push(0.5, at(3.0, 0.0, 0.2)), at(3.0, 0.0, 0.2));
     }
 
     #[test]
