@@ -23,7 +23,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 &scenario,
                 &catalog,
                 &library,
-                &args.engine,
+                args.engine,
                 Some(step_ms / 1000.0),
                 &|_| {},
             )?;

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use modbot_core::{CoreError, ModuleCatalog};
 use modbot_description::DescriptionError;
 use modbot_gaits::{GaitError, GaitLibrary};
+use modbot_sim::Engine;
 
 /// modbot: gaits, planning and simulation for modular robots.
 #[derive(Debug, Parser)]
@@ -155,8 +156,8 @@ pub struct BenchArgs {
     pub what: String,
     /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
     /// `rapier` (a rapier3d multibody, the cross-check).
-    #[arg(long, default_value = "native", value_parser = ["native", "rapier"])]
-    pub engine: String,
+    #[arg(long, default_value = "native")]
+    pub engine: Engine,
     /// A* queries per map.
     #[arg(long, default_value_t = 100)]
     pub queries: usize,
@@ -174,8 +175,8 @@ pub struct SweepArgs {
     pub robot: String,
     /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
     /// `rapier` (a rapier3d multibody, the cross-check).
-    #[arg(long, default_value = "native", value_parser = ["native", "rapier"])]
-    pub engine: String,
+    #[arg(long, default_value = "native")]
+    pub engine: Engine,
     /// Gait or preset name.
     #[arg(long, short, default_value = "caterpillar")]
     pub gait: String,
@@ -238,8 +239,8 @@ pub struct RunArgs {
     pub rate: f64,
     /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
     /// `rapier` (a rapier3d multibody, the cross-check).
-    #[arg(long, default_value = "native", value_parser = ["native", "rapier"])]
-    pub engine: String,
+    #[arg(long, default_value = "native")]
+    pub engine: Engine,
     /// Physics step in ms (default: the world's).
     #[arg(long)]
     pub step_ms: Option<f64>,

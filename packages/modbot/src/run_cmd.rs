@@ -29,7 +29,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         &scenario,
         &catalog,
         &library,
-        &args.engine,
+        args.engine,
         step_s,
         &|st| {
             if let Some(i) = iterations {

@@ -59,7 +59,7 @@ pub fn setup(
     scenario: &Scenario,
     catalog: &ModuleCatalog,
     library: &GaitLibrary,
-    engine: &str,
+    engine: Engine,
     step_s: Option<f64>,
     tune: &dyn Fn(&mut SimSettings),
 ) -> Result<Setup> {
@@ -67,10 +67,7 @@ pub fn setup(
     let topology = Topology::from_spec(&spec, catalog)?;
     let built = library.build(gait, &topology, catalog, set)?;
     let robot = SimRobot::from_topology(&topology, catalog)?;
-    let mut settings = match engine.parse::<Engine>().map_err(BadInput)? {
-        Engine::Native => SimSettings::for_scenario(scenario),
-        Engine::Rapier => SimSettings::rapier(scenario),
-    };
+    let mut settings = SimSettings::for_engine(engine, scenario);
     if let Some(s) = step_s {
         settings.step_s = s;
     }

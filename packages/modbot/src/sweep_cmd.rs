@@ -61,7 +61,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
                 &scenario,
                 &catalog,
                 &library,
-                &args.engine,
+                args.engine,
                 None,
                 &|_| {},
             )

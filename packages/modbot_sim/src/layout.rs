@@ -370,7 +370,7 @@ impl Layout {
         order
     }
 
-    /// The head point: the far end (+x face) of the last link's first box, in its body.
+    /// A point given in a link's frame, as (body, point in that body's frame).
     pub fn point_in_body(&self, link: usize, p: Point3<f64>) -> (usize, Point3<f64>) {
         (self.link_body[link].0, self.link_body[link].1 * p)
     }

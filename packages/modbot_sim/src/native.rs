@@ -10,6 +10,7 @@
 //! per step and the free root needs no frame bookkeeping.
 
 use nalgebra::{DMatrix, Isometry3, Matrix3, Matrix6, Translation3, UnitQuaternion, Vector3, Vector6};
+use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 use rapier3d::parry::query::{
     ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
 };
@@ -108,6 +109,8 @@ pub(crate) struct NativeWorld {
     body_of_joint: Vec<usize>,
     colliders: Vec<(usize, crate::layout::BodyCollider)>,
     obstacles: Vec<ObstacleSpec>,
+    /// Each obstacle's bounding box, loosened by the contact margin (they do not move).
+    obstacle_aabbs: Vec<Aabb>,
     ground_mu: f64,
     robot_mu: f64,
     /// Root pose (tree body 0) and joint angles (tree order, tree sign).
@@ -133,6 +136,8 @@ pub(crate) struct NativeWorld {
     warm_next: Vec<[f64; 3]>,
     /// Warm start of the servo rows (tree order).
     servo_warm: Vec<f64>,
+    /// Index in `singles` of each joint's servo row this step (tree order).
+    servo_rows: Vec<usize>,
     /// Servo targets (tree order, tree sign).
     targets: Vec<f64>,
     servo: Vec<crate::robot::Servo>,
@@ -330,12 +335,18 @@ impl NativeWorld {
             warm: vec![[0.0; 3]; colliders.len() * 8],
             warm_next: vec![[0.0; 3]; colliders.len() * 8],
             colliders,
+            obstacle_aabbs: layout
+                .obstacles
+                .iter()
+                .map(|o| o.shape.compute_aabb(&to_pose(&o.pose)).loosened(params.margin as f32))
+                .collect(),
             obstacles: layout.obstacles.clone(),
             ground_mu: layout.ground_friction,
             robot_mu: layout.robot_friction,
             root: layout.bodies[center].pose,
             targets: q.clone(),
             servo_warm: vec![0.0; q.len()],
+            servo_rows: vec![0; q.len()],
             q,
             nu: vec![0.0; n],
             poses: vec![Isometry3::identity(); nb],
@@ -536,23 +547,17 @@ impl NativeWorld {
                 let ground = self.ground.clone();
                 self.manifold_contacts(b, &pose, ci, ground.as_ref(), &Isometry3::identity(), ground_mu);
             }
+            if self.obstacles.is_empty() {
+                continue;
+            }
+            let aabb = self.colliders[ci].1.shape.compute_aabb(&to_pose(&pose));
             for oi in 0..self.obstacles.len() {
-                let o = self.obstacles[oi].clone();
-                let mu = o.friction.min(self.robot_mu);
-                let shape = self.colliders[ci].1.shape.clone();
-                let a = shape.compute_aabb(&to_pose(&pose));
-                let bb = o.shape.compute_aabb(&to_pose(&o.pose));
-                let m = margin as f32;
-                if a.mins.x > bb.maxs.x + m
-                    || a.mins.y > bb.maxs.y + m
-                    || a.mins.z > bb.maxs.z + m
-                    || bb.mins.x > a.maxs.x + m
-                    || bb.mins.y > a.maxs.y + m
-                    || bb.mins.z > a.maxs.z + m
-                {
+                if !aabb.intersects(&self.obstacle_aabbs[oi]) {
                     continue;
                 }
-                self.manifold_contacts(b, &pose, ci, o.shape.as_ref(), &o.pose, mu);
+                let o = &self.obstacles[oi];
+                let (shape, at, mu) = (o.shape.clone(), o.pose, o.friction.min(self.robot_mu));
+                self.manifold_contacts(b, &pose, ci, shape.as_ref(), &at, mu);
             }
         }
     }
@@ -681,6 +686,7 @@ impl NativeWorld {
             let cap = servo.max_torque * dt;
             let mut row = self.dof_row(k, w, -cap, cap);
             row.lambda = self.servo_warm[b - 1].clamp(-cap, cap);
+            self.servo_rows[b - 1] = self.singles.len();
             self.singles.push(row);
             let (lower, upper) = (self.bodies[b].lower, self.bodies[b].upper);
             if q < lower + LIMIT_MARGIN {
@@ -748,17 +754,8 @@ impl NativeWorld {
             }
         }
         std::mem::swap(&mut self.warm, &mut self.warm_next);
-        let mut servo_row = 0;
-        for b in 1..self.bodies.len() {
-            self.servo_warm[b - 1] = self.singles[servo_row].lambda;
-            servo_row += 1;
-            let q = self.q[b - 1];
-            if q < self.bodies[b].lower + LIMIT_MARGIN {
-                servo_row += 1;
-            }
-            if q > self.bodies[b].upper - LIMIT_MARGIN {
-                servo_row += 1;
-            }
+        for (warm, &row) in self.servo_warm.iter_mut().zip(&self.servo_rows) {
+            *warm = self.singles[row].lambda;
         }
         // Semi-implicit Euler.
         let w = Vector3::new(self.nu[0], self.nu[1], self.nu[2]);

@@ -71,6 +71,14 @@ pub struct SimSettings {
 }
 
 impl SimSettings {
+    /// Defaults of `engine` for a scenario.
+    pub fn for_engine(engine: Engine, s: &Scenario) -> SimSettings {
+        match engine {
+            Engine::Native => SimSettings::for_scenario(s),
+            Engine::Rapier => SimSettings::rapier(s),
+        }
+    }
+
     /// Defaults for a scenario on the native engine (decision record 0018).
     pub fn for_scenario(s: &Scenario) -> SimSettings {
         SimSettings {

@@ -50,7 +50,7 @@ pub struct SimNodeConfig {
     /// Physics engine: `rapier` (the node's default for now) or `native` (decision record
     /// 0018: the closed planning loop with a py:8 snake stalls on the native engine, cause
     /// not found yet, while every open-loop gait agrees between the two).
-    pub engine: String,
+    pub engine: modbot_sim::Engine,
 }
 
 impl NodeConfig for SimNodeConfig {
@@ -107,11 +107,7 @@ impl NodeConfig for SimNodeConfig {
             publish_clock: g.bool("publish_clock")?,
             publish_link_tf: g.bool("publish_link_tf")?,
             modules_file: g.str("modules_file")?,
-            engine: {
-                let e = g.str("engine")?;
-                e.parse::<modbot_sim::Engine>()?;
-                e
-            },
+            engine: g.str("engine")?.parse()?,
         };
         let spec: RobotSpec = cfg.robot.parse().map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
         let catalog = cfg.catalog()?;
@@ -167,10 +163,7 @@ impl SimCore {
             .map_err(|e| e.to_string())?;
         let robot = SimRobot::from_topology(&topology, &catalog).map_err(|e| e.to_string())?;
         let scenario = cfg.scenario()?;
-        let mut settings = match cfg.engine.parse::<modbot_sim::Engine>()? {
-            modbot_sim::Engine::Native => SimSettings::for_scenario(&scenario),
-            modbot_sim::Engine::Rapier => SimSettings::rapier(&scenario),
-        };
+        let mut settings = SimSettings::for_engine(cfg.engine, &scenario);
         if cfg.step_ms > 0.0 {
             settings.step_s = cfg.step_ms / 1000.0;
         }
