@@ -48,8 +48,8 @@ pub struct SimNodeConfig {
     /// Module catalog file ("" = built-in).
     pub modules_file: String,
     /// Physics engine: `rapier` (the node's default for now) or `native` (decision record
-    /// 0018: the closed planning loop with a py:8 snake stalls on the native engine, cause
-    /// not found yet, while every open-loop gait agrees between the two).
+    /// 0018: the mission test's goal is at the edge of what the executive's steering reaches,
+    /// and the native snake misses it by a few centimetres).
     pub engine: modbot_sim::Engine,
 }
 
