@@ -1,11 +1,19 @@
-//! The module catalog: geometry, mass, hinge range and servo data of every module kind.
+//! The module catalog: every module kind as a small kinematic tree of its own — links with
+//! mass and shapes, joints with axis, limits and actuator, and named connection frames
+//! (ports) where other modules attach.
 //!
 //! Loaded from YAML (`config/modules.yaml`); the shipped file is also compiled in as
-//! [`ModuleCatalog::builtin`] so tools work from any directory.
+//! [`ModuleCatalog::builtin`] so tools work from any directory. The format is decision
+//! record 0019.
+//!
+//! Frames: a module's frame is the frame of its first link. A port's frame has **x pointing
+//! out of the module** (the outward normal of the face) and z as the "up" from which a
+//! connection's roll is measured.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use nalgebra::{Isometry3, Matrix3, Translation3, Unit, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, Result, parse_yaml, read_text};
@@ -17,49 +25,238 @@ pub const BUILTIN_MODULES_YAML: &str = include_str!("../../../config/modules.yam
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModuleCatalog {
-    /// Kind used by the chain builders when none is named.
+    /// Kind used by the chain presets when none is named.
     pub default_kind: String,
     /// Module kinds by name.
     pub modules: BTreeMap<String, ModuleKind>,
 }
 
-/// One kind of hinge module: two equal halves of length L/2 joined by one revolute joint.
+/// One kind of module: a tree of links joined by joints, with ports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModuleKind {
     /// Free text: where the numbers come from.
     #[serde(default)]
     pub description: String,
-    /// Length L along the chain axis, m.
-    pub length_m: f64,
-    /// Width W along the hinge axis of a pitch module, m.
-    pub width_m: f64,
-    /// Height H, m.
-    pub height_m: f64,
-    /// Total mass m, kg (m/2 per half).
-    pub mass_kg: f64,
-    /// Bending range of the hinge.
-    pub hinge: Hinge,
-    /// Servo that drives the hinge.
-    pub servo: Servo,
-    /// Contact properties.
+    /// Links; the first is the module's root and its frame is the module frame.
+    pub links: Vec<LinkDef>,
+    /// Joints between the links, in the order their commands take.
+    #[serde(default)]
+    pub joints: Vec<JointDef>,
+    /// Connection frames by name.
+    pub ports: BTreeMap<String, PortDef>,
+    /// Contact properties of the module's surfaces.
     pub contact: Contact,
 }
 
-/// Bending range of a hinge, degrees; 0 is straight.
+/// A rigid link of a module.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDef {
+    /// Name, unique in the module.
+    pub name: String,
+    /// Mass, kg (> 0 when the link has collision shapes).
+    pub mass_kg: f64,
+    /// Explicit inertia; without it the link is a solid of its first shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inertia: Option<InertiaDef>,
+    /// Shapes (collision and visual), in the link frame.
+    #[serde(default)]
+    pub shapes: Vec<ShapeDef>,
+}
+
+/// An inertia tensor about the centre of mass, in a frame at `xyz`/`rpy_deg` of the link.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Hinge {
+pub struct InertiaDef {
+    /// Centre of mass in the link frame, m.
+    #[serde(default)]
+    pub xyz: [f64; 3],
+    /// Orientation of the inertia frame (fixed-axis roll, pitch, yaw), deg.
+    #[serde(default)]
+    pub rpy_deg: [f64; 3],
+    /// Moments and products of inertia, kg·m².
+    pub ixx: f64,
+    /// Iyy, kg·m².
+    pub iyy: f64,
+    /// Izz, kg·m².
+    pub izz: f64,
+    /// Ixy, kg·m².
+    #[serde(default)]
+    pub ixy: f64,
+    /// Ixz, kg·m².
+    #[serde(default)]
+    pub ixz: f64,
+    /// Iyz, kg·m².
+    #[serde(default)]
+    pub iyz: f64,
+}
+
+/// A shape of a link: exactly one of `box`, `cylinder`, `sphere`, with its pose.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapeDef {
+    /// A box of full extents (x, y, z), m.
+    #[serde(default, rename = "box", skip_serializing_if = "Option::is_none")]
+    pub box_m: Option<[f64; 3]>,
+    /// A cylinder along the shape's z axis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cylinder: Option<CylinderDef>,
+    /// A sphere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sphere: Option<SphereDef>,
+    /// Position in the link frame, m.
+    #[serde(default)]
+    pub xyz: [f64; 3],
+    /// Orientation in the link frame (fixed-axis roll, pitch, yaw), deg.
+    #[serde(default)]
+    pub rpy_deg: [f64; 3],
+    /// Whether it collides (false: visual only).
+    #[serde(default = "yes")]
+    pub collision: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A cylinder.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CylinderDef {
+    /// Radius, m.
+    pub radius: f64,
+    /// Length along z, m.
+    pub length: f64,
+}
+
+/// A sphere.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SphereDef {
+    /// Radius, m.
+    pub radius: f64,
+}
+
+/// A shape's geometry, resolved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Geometry {
+    /// Box of full extents.
+    Box([f64; 3]),
+    /// Cylinder along z.
+    Cylinder {
+        /// Radius.
+        radius: f64,
+        /// Length.
+        length: f64,
+    },
+    /// Sphere.
+    Sphere(f64),
+}
+
+/// How a joint moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JointType {
+    /// Rotation about the axis between limits (limits required).
+    Revolute,
+    /// Rotation about the axis without limits (a wheel).
+    Continuous,
+    /// Translation along the axis (not simulated yet; limits required).
+    Prismatic,
+}
+
+/// A joint between two links of a module.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointDef {
+    /// Name, unique in the module.
+    pub name: String,
+    /// Revolute, continuous or prismatic.
+    #[serde(rename = "type")]
+    pub kind: JointType,
+    /// Parent link.
+    pub parent: String,
+    /// Child link.
+    pub child: String,
+    /// Joint frame in the parent link frame: position, m.
+    #[serde(default)]
+    pub xyz: [f64; 3],
+    /// Joint frame orientation (fixed-axis roll, pitch, yaw), deg.
+    #[serde(default)]
+    pub rpy_deg: [f64; 3],
+    /// Axis in the joint frame (normalised on load).
+    pub axis: [f64; 3],
+    /// Position limits (revolute: required; continuous: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
+    /// What drives it.
+    pub actuator: Actuator,
+}
+
+/// Position limits of a revolute joint, deg; 0 is the joint's zero pose.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
     /// Lower limit, deg.
     pub min_deg: f64,
     /// Upper limit, deg.
     pub max_deg: f64,
 }
 
-/// Position servo: w = kp (target − angle), clipped to the speed and torque limits.
+/// What drives a joint; written `{position: {...}}` or `{velocity: {...}}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "ActuatorDef", into = "ActuatorDef")]
+pub enum Actuator {
+    /// A position servo: commanded speed w = kp (target − angle), clipped to the speed and
+    /// torque limits (the source's servo model).
+    Position(PositionServo),
+    /// A velocity drive: commanded speed clipped to the speed limit, torque capped (a wheel).
+    Velocity(VelocityDrive),
+}
+
+/// The written form of [`Actuator`]: exactly one of its keys.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Servo {
+pub struct ActuatorDef {
+    /// A position servo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<PositionServo>,
+    /// A velocity drive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub velocity: Option<VelocityDrive>,
+}
+
+impl TryFrom<ActuatorDef> for Actuator {
+    type Error = String;
+    fn try_from(d: ActuatorDef) -> std::result::Result<Actuator, String> {
+        match (d.position, d.velocity) {
+            (Some(p), None) => Ok(Actuator::Position(p)),
+            (None, Some(v)) => Ok(Actuator::Velocity(v)),
+            _ => Err("an actuator is exactly one of `position: {...}` and `velocity: {...}`".into()),
+        }
+    }
+}
+
+impl From<Actuator> for ActuatorDef {
+    fn from(a: Actuator) -> ActuatorDef {
+        match a {
+            Actuator::Position(p) => ActuatorDef {
+                position: Some(p),
+                velocity: None,
+            },
+            Actuator::Velocity(v) => ActuatorDef {
+                position: None,
+                velocity: Some(v),
+            },
+        }
+    }
+}
+
+/// Position servo data.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PositionServo {
     /// Maximum torque, N·m.
     pub max_torque_nm: f64,
     /// Maximum angular speed, deg/s.
@@ -70,6 +267,48 @@ pub struct Servo {
     pub tolerance_deg: f64,
 }
 
+/// Velocity drive data.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VelocityDrive {
+    /// Maximum torque, N·m.
+    pub max_torque_nm: f64,
+    /// Maximum angular speed, deg/s.
+    pub max_speed_deg_s: f64,
+}
+
+impl Actuator {
+    /// Maximum torque, N·m.
+    pub fn max_torque_nm(&self) -> f64 {
+        match self {
+            Actuator::Position(s) => s.max_torque_nm,
+            Actuator::Velocity(v) => v.max_torque_nm,
+        }
+    }
+
+    /// Maximum speed, rad/s.
+    pub fn max_speed_rad_s(&self) -> f64 {
+        match self {
+            Actuator::Position(s) => s.max_speed_deg_s.to_radians(),
+            Actuator::Velocity(v) => v.max_speed_deg_s.to_radians(),
+        }
+    }
+}
+
+/// A connection frame of a module.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortDef {
+    /// The link it is fixed to.
+    pub link: String,
+    /// Position in the link frame, m.
+    #[serde(default)]
+    pub xyz: [f64; 3],
+    /// Orientation in the link frame (fixed-axis roll, pitch, yaw), deg; x points out.
+    #[serde(default)]
+    pub rpy_deg: [f64; 3],
+}
+
 /// Contact (friction) properties of the module's surface.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -78,43 +317,394 @@ pub struct Contact {
     pub friction: f64,
 }
 
+/// A pose from a position (m) and fixed-axis roll, pitch, yaw (deg).
+pub fn pose_deg(xyz: [f64; 3], rpy_deg: [f64; 3]) -> Isometry3<f64> {
+    Isometry3::from_parts(
+        Translation3::new(xyz[0], xyz[1], xyz[2]),
+        UnitQuaternion::from_euler_angles(
+            rpy_deg[0].to_radians(),
+            rpy_deg[1].to_radians(),
+            rpy_deg[2].to_radians(),
+        ),
+    )
+}
+
+impl ShapeDef {
+    /// The geometry (validated: exactly one is set).
+    pub fn geometry(&self) -> Geometry {
+        if let Some(b) = self.box_m {
+            Geometry::Box(b)
+        } else if let Some(c) = self.cylinder {
+            Geometry::Cylinder {
+                radius: c.radius,
+                length: c.length,
+            }
+        } else {
+            Geometry::Sphere(self.sphere.map(|s| s.radius).unwrap_or(0.0))
+        }
+    }
+
+    /// Pose in the link frame.
+    pub fn pose(&self) -> Isometry3<f64> {
+        pose_deg(self.xyz, self.rpy_deg)
+    }
+}
+
+impl Geometry {
+    /// Principal moments of inertia of a solid of this shape and mass `m`, shape axes.
+    pub fn solid_inertia(&self, m: f64) -> [f64; 3] {
+        match *self {
+            Geometry::Box([x, y, z]) => [
+                m * (y * y + z * z) / 12.0,
+                m * (x * x + z * z) / 12.0,
+                m * (x * x + y * y) / 12.0,
+            ],
+            Geometry::Cylinder { radius: r, length: l } => {
+                let side = m * (3.0 * r * r + l * l) / 12.0;
+                [side, side, m * r * r / 2.0]
+            }
+            Geometry::Sphere(r) => [2.0 * m * r * r / 5.0; 3],
+        }
+    }
+
+    /// The corners of the shape's bounding box in its own frame.
+    fn bounds(&self) -> Vector3<f64> {
+        match *self {
+            Geometry::Box([x, y, z]) => Vector3::new(x, y, z) / 2.0,
+            Geometry::Cylinder { radius, length } => Vector3::new(radius, radius, length / 2.0),
+            Geometry::Sphere(r) => Vector3::new(r, r, r),
+        }
+    }
+}
+
+/// Mass properties of a link: mass, inertial frame in the link frame, and the inertia
+/// tensor (ixx, ixy, ixz, iyy, iyz, izz) in that frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MassProperties {
+    /// Mass, kg.
+    pub mass: f64,
+    /// Inertial frame (origin at the centre of mass) in the link frame.
+    pub frame: Isometry3<f64>,
+    /// (ixx, ixy, ixz, iyy, iyz, izz), kg·m².
+    pub inertia: [f64; 6],
+}
+
+impl LinkDef {
+    /// Mass properties: the explicit inertia, or a solid of the first shape, or a point.
+    pub fn mass_properties(&self) -> MassProperties {
+        if let Some(i) = &self.inertia {
+            return MassProperties {
+                mass: self.mass_kg,
+                frame: pose_deg(i.xyz, i.rpy_deg),
+                inertia: [i.ixx, i.ixy, i.ixz, i.iyy, i.iyz, i.izz],
+            };
+        }
+        match self.shapes.first() {
+            Some(s) => {
+                let [a, b, c] = s.geometry().solid_inertia(self.mass_kg);
+                MassProperties {
+                    mass: self.mass_kg,
+                    frame: s.pose(),
+                    inertia: [a, 0.0, 0.0, b, 0.0, c],
+                }
+            }
+            None => MassProperties {
+                mass: self.mass_kg,
+                frame: Isometry3::identity(),
+                inertia: [0.0; 6],
+            },
+        }
+    }
+}
+
+impl JointDef {
+    /// Joint frame in the parent link frame.
+    pub fn origin(&self) -> Isometry3<f64> {
+        pose_deg(self.xyz, self.rpy_deg)
+    }
+
+    /// Unit axis in the joint frame (validated non-zero).
+    pub fn unit_axis(&self) -> Unit<Vector3<f64>> {
+        Unit::try_new(Vector3::from(self.axis), 1e-12).unwrap_or(Vector3::x_axis())
+    }
+
+    /// Limits in radians, (−∞, ∞) for a continuous joint.
+    pub fn limits_rad(&self) -> (f64, f64) {
+        match (self.kind, self.limits) {
+            (JointType::Continuous, _) | (_, None) => (f64::NEG_INFINITY, f64::INFINITY),
+            (_, Some(l)) => (l.min_deg.to_radians(), l.max_deg.to_radians()),
+        }
+    }
+}
+
+impl PortDef {
+    /// Port frame in its link frame.
+    pub fn pose(&self) -> Isometry3<f64> {
+        pose_deg(self.xyz, self.rpy_deg)
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 impl ModuleKind {
-    /// Maximum servo speed in rad/s.
-    pub fn max_speed_rad_s(&self) -> f64 {
-        self.servo.max_speed_deg_s.to_radians()
+    /// Index of a link by name.
+    pub fn link_index(&self, name: &str) -> Option<usize> {
+        self.links.iter().position(|l| l.name == name)
+    }
+
+    /// Total mass, kg.
+    pub fn mass_kg(&self) -> f64 {
+        self.links.iter().map(|l| l.mass_kg).sum()
+    }
+
+    /// Pose of every link in the module frame with every joint at zero.
+    pub fn link_poses_at_zero(&self) -> Vec<Isometry3<f64>> {
+        let mut poses = vec![Isometry3::identity(); self.links.len()];
+        let mut placed = vec![false; self.links.len()];
+        placed[0] = true;
+        // The links form a tree rooted at link 0 (validated); relax until all are placed.
+        for _ in 0..self.links.len() {
+            for j in &self.joints {
+                if let (Some(p), Some(c)) = (self.link_index(&j.parent), self.link_index(&j.child)) {
+                    if placed[p] && !placed[c] {
+                        poses[c] = poses[p] * j.origin();
+                        placed[c] = true;
+                    }
+                }
+            }
+        }
+        poses
+    }
+
+    /// Bounding box of the collision shapes in the module frame at zero joint angles:
+    /// (min, max) corners.
+    pub fn bounds_at_zero(&self) -> (Vector3<f64>, Vector3<f64>) {
+        let poses = self.link_poses_at_zero();
+        let mut lo = Vector3::repeat(f64::INFINITY);
+        let mut hi = Vector3::repeat(f64::NEG_INFINITY);
+        for (link, pose) in self.links.iter().zip(&poses) {
+            for s in link.shapes.iter().filter(|s| s.collision) {
+                let p = pose * s.pose();
+                let h = s.geometry().bounds();
+                let r: Matrix3<f64> = p.rotation.to_rotation_matrix().into_inner().abs();
+                let half = r * h;
+                let c = p.translation.vector;
+                lo = lo.inf(&(c - half));
+                hi = hi.sup(&(c + half));
+            }
+        }
+        (lo, hi)
     }
 
     /// Checks every field; `key` is the dotted prefix used in error messages.
     pub fn validate(&self, key: &str) -> Result<()> {
-        let positive = |name: &str, v: f64| -> Result<()> {
+        let positive = |name: String, v: f64| -> Result<()> {
             if v.is_finite() && v > 0.0 {
                 Ok(())
             } else {
                 Err(CoreError::invalid(format!("{key}.{name}"), v, "a finite number > 0"))
             }
         };
-        positive("length_m", self.length_m)?;
-        positive("width_m", self.width_m)?;
-        positive("height_m", self.height_m)?;
-        positive("mass_kg", self.mass_kg)?;
-        positive("servo.max_torque_nm", self.servo.max_torque_nm)?;
-        positive("servo.max_speed_deg_s", self.servo.max_speed_deg_s)?;
-        positive("servo.kp", self.servo.kp)?;
-        positive("servo.tolerance_deg", self.servo.tolerance_deg)?;
-        let h = self.hinge;
-        if !(h.min_deg.is_finite() && (-180.0..=0.0).contains(&h.min_deg)) {
+        let finite = |name: String, v: &[f64]| -> Result<()> {
+            match v.iter().find(|x| !x.is_finite()) {
+                Some(x) => Err(CoreError::invalid(format!("{key}.{name}"), x, "a finite number")),
+                None => Ok(()),
+            }
+        };
+        if self.links.is_empty() {
+            return Err(CoreError::invalid(format!("{key}.links"), "[]", "at least one link"));
+        }
+        let mut names = BTreeSet::new();
+        for (i, l) in self.links.iter().enumerate() {
+            let lk = format!("links[{i}]");
+            if !is_identifier(&l.name) {
+                return Err(CoreError::invalid(
+                    format!("{key}.{lk}.name"),
+                    &l.name,
+                    "a name of letters, digits and _",
+                ));
+            }
+            if !names.insert(l.name.as_str()) {
+                return Err(CoreError::invalid(format!("{key}.{lk}.name"), &l.name, "a name used once"));
+            }
+            let has_collision = l.shapes.iter().any(|s| s.collision);
+            if has_collision {
+                positive(format!("{lk}.mass_kg"), l.mass_kg)?;
+            } else if !(l.mass_kg.is_finite() && l.mass_kg >= 0.0) {
+                return Err(CoreError::invalid(
+                    format!("{key}.{lk}.mass_kg"),
+                    l.mass_kg,
+                    "a finite number >= 0",
+                ));
+            }
+            if let Some(i) = &l.inertia {
+                finite(format!("{lk}.inertia.xyz"), &i.xyz)?;
+                finite(format!("{lk}.inertia.rpy_deg"), &i.rpy_deg)?;
+                finite(format!("{lk}.inertia"), &[i.ixy, i.ixz, i.iyz])?;
+                for (n, v) in [("ixx", i.ixx), ("iyy", i.iyy), ("izz", i.izz)] {
+                    positive(format!("{lk}.inertia.{n}"), v)?;
+                }
+            } else if l.mass_kg > 0.0 && l.shapes.is_empty() {
+                return Err(CoreError::invalid(
+                    format!("{key}.{lk}.inertia"),
+                    "none",
+                    "an inertia (a link with mass and no shape has no solid to take it from)",
+                ));
+            }
+            for (k, s) in l.shapes.iter().enumerate() {
+                let sk = format!("{lk}.shapes[{k}]");
+                let set = [s.box_m.is_some(), s.cylinder.is_some(), s.sphere.is_some()];
+                if set.iter().filter(|x| **x).count() != 1 {
+                    return Err(CoreError::invalid(
+                        format!("{key}.{sk}"),
+                        format!("{} geometries", set.iter().filter(|x| **x).count()),
+                        "exactly one of box, cylinder, sphere",
+                    ));
+                }
+                finite(format!("{sk}.xyz"), &s.xyz)?;
+                finite(format!("{sk}.rpy_deg"), &s.rpy_deg)?;
+                match s.geometry() {
+                    Geometry::Box(b) => {
+                        for (n, v) in ["x", "y", "z"].iter().zip(b) {
+                            positive(format!("{sk}.box.{n}"), v)?;
+                        }
+                    }
+                    Geometry::Cylinder { radius, length } => {
+                        positive(format!("{sk}.cylinder.radius"), radius)?;
+                        positive(format!("{sk}.cylinder.length"), length)?;
+                    }
+                    Geometry::Sphere(r) => positive(format!("{sk}.sphere.radius"), r)?,
+                }
+            }
+        }
+        let mut joint_names = BTreeSet::new();
+        let mut parent_of: Vec<Option<usize>> = vec![None; self.links.len()];
+        for (i, j) in self.joints.iter().enumerate() {
+            let jk = format!("joints[{i}]");
+            if !is_identifier(&j.name) {
+                return Err(CoreError::invalid(
+                    format!("{key}.{jk}.name"),
+                    &j.name,
+                    "a name of letters, digits and _",
+                ));
+            }
+            if !joint_names.insert(j.name.as_str()) {
+                return Err(CoreError::invalid(format!("{key}.{jk}.name"), &j.name, "a name used once"));
+            }
+            let known = || self.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>().join(", ");
+            let p = self.link_index(&j.parent).ok_or_else(|| {
+                CoreError::invalid(format!("{key}.{jk}.parent"), &j.parent, format!("one of: {}", known()))
+            })?;
+            let c = self.link_index(&j.child).ok_or_else(|| {
+                CoreError::invalid(format!("{key}.{jk}.child"), &j.child, format!("one of: {}", known()))
+            })?;
+            if c == 0 || p == c {
+                return Err(CoreError::invalid(
+                    format!("{key}.{jk}.child"),
+                    &j.child,
+                    "a link other than the parent and the module's first (root) link",
+                ));
+            }
+            if parent_of[c].is_some() {
+                return Err(CoreError::invalid(
+                    format!("{key}.{jk}.child"),
+                    &j.child,
+                    "a link with one parent joint (the links form a tree)",
+                ));
+            }
+            parent_of[c] = Some(p);
+            finite(format!("{jk}.xyz"), &j.xyz)?;
+            finite(format!("{jk}.rpy_deg"), &j.rpy_deg)?;
+            finite(format!("{jk}.axis"), &j.axis)?;
+            if Vector3::from(j.axis).norm() < 1e-9 {
+                return Err(CoreError::invalid(format!("{key}.{jk}.axis"), "[0, 0, 0]", "a non-zero axis"));
+            }
+            match (j.kind, j.limits) {
+                (JointType::Revolute | JointType::Prismatic, None) => {
+                    return Err(CoreError::invalid(
+                        format!("{key}.{jk}.limits"),
+                        "none",
+                        format!("limits (min_deg, max_deg): a {:?} joint needs them", j.kind).to_lowercase(),
+                    ));
+                }
+                (JointType::Continuous, Some(_)) => {
+                    return Err(CoreError::invalid(
+                        format!("{key}.{jk}.limits"),
+                        "given",
+                        "no limits: a continuous joint turns freely (make it revolute to limit it)",
+                    ));
+                }
+                (_, Some(l)) => {
+                    if !(l.min_deg.is_finite() && l.min_deg >= -180.0 && l.min_deg <= 0.0) {
+                        return Err(CoreError::invalid(
+                            format!("{key}.{jk}.limits.min_deg"),
+                            l.min_deg,
+                            "a value in [-180, 0]",
+                        ));
+                    }
+                    if !(l.max_deg.is_finite() && l.max_deg <= 180.0 && l.max_deg >= 0.0 && l.max_deg > l.min_deg) {
+                        return Err(CoreError::invalid(
+                            format!("{key}.{jk}.limits.max_deg"),
+                            l.max_deg,
+                            "a value in [0, 180] above limits.min_deg",
+                        ));
+                    }
+                }
+                (JointType::Continuous, None) => {}
+            }
+            match j.actuator {
+                Actuator::Position(s) => {
+                    positive(format!("{jk}.actuator.position.max_torque_nm"), s.max_torque_nm)?;
+                    positive(format!("{jk}.actuator.position.max_speed_deg_s"), s.max_speed_deg_s)?;
+                    positive(format!("{jk}.actuator.position.kp"), s.kp)?;
+                    positive(format!("{jk}.actuator.position.tolerance_deg"), s.tolerance_deg)?;
+                }
+                Actuator::Velocity(v) => {
+                    positive(format!("{jk}.actuator.velocity.max_torque_nm"), v.max_torque_nm)?;
+                    positive(format!("{jk}.actuator.velocity.max_speed_deg_s"), v.max_speed_deg_s)?;
+                }
+            }
+        }
+        // Every link but the root hangs from exactly one joint, and the root reaches them all.
+        let mut reached = vec![false; self.links.len()];
+        reached[0] = true;
+        for _ in 0..self.links.len() {
+            for (c, p) in parent_of.iter().enumerate() {
+                if p.is_some_and(|p| reached[p]) {
+                    reached[c] = true;
+                }
+            }
+        }
+        if let Some(lost) = reached.iter().position(|r| !r) {
             return Err(CoreError::invalid(
-                format!("{key}.hinge.min_deg"),
-                h.min_deg,
-                "a value in [-180, 0]",
+                format!("{key}.links[{lost}]"),
+                &self.links[lost].name,
+                "a link joined to the module's first link through joints",
             ));
         }
-        if !(h.max_deg.is_finite() && (0.0..=180.0).contains(&h.max_deg) && h.max_deg > h.min_deg) {
-            return Err(CoreError::invalid(
-                format!("{key}.hinge.max_deg"),
-                h.max_deg,
-                "a value in [0, 180] above hinge.min_deg",
-            ));
+        if self.ports.is_empty() {
+            return Err(CoreError::invalid(format!("{key}.ports"), "{}", "at least one port"));
+        }
+        for (name, p) in &self.ports {
+            if !is_identifier(name) {
+                return Err(CoreError::invalid(
+                    format!("{key}.ports"),
+                    name,
+                    "port names of letters, digits and _",
+                ));
+            }
+            if self.link_index(&p.link).is_none() {
+                let known = self.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>().join(", ");
+                return Err(CoreError::invalid(
+                    format!("{key}.ports.{name}.link"),
+                    &p.link,
+                    format!("one of: {known}"),
+                ));
+            }
+            finite(format!("ports.{name}.xyz"), &p.xyz)?;
+            finite(format!("ports.{name}.rpy_deg"), &p.rpy_deg)?;
         }
         let mu = self.contact.friction;
         if !(mu.is_finite() && mu >= 0.0) {
@@ -154,6 +744,9 @@ impl ModuleCatalog {
             return Err(CoreError::invalid("modules", "{}", "at least one module kind"));
         }
         for (name, kind) in &self.modules {
+            if !is_identifier(name) {
+                return Err(CoreError::invalid("modules", name, "kind names of letters, digits and _"));
+            }
             kind.validate(&format!("modules.{name}"))?;
         }
         self.kind(&self.default_kind)
@@ -183,46 +776,83 @@ impl ModuleCatalog {
 mod tests {
     use super::*;
 
+    fn y1() -> ModuleKind {
+        ModuleCatalog::builtin().default_module().unwrap_or_else(|e| panic!("{e}")).clone()
+    }
+
     #[test]
     fn builtin_is_the_y1_module() {
         let c = ModuleCatalog::builtin();
-        let y1 = c.default_module().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(c.default_kind, "y1");
-        assert_eq!(y1.length_m, 0.072);
-        assert_eq!((y1.width_m, y1.height_m), (0.052, 0.052));
-        assert_eq!(y1.mass_kg, 0.050);
-        assert_eq!((y1.hinge.min_deg, y1.hinge.max_deg), (-90.0, 90.0));
-        assert_eq!(y1.servo.max_torque_nm, 0.314);
-        assert_eq!(y1.servo.max_speed_deg_s, 260.0);
-        assert_eq!(y1.servo.kp, 8.6);
+        let y1 = y1();
+        assert_eq!(y1.mass_kg(), 0.050);
+        let (lo, hi) = y1.bounds_at_zero();
+        assert!((hi - lo - Vector3::new(0.072, 0.052, 0.052)).norm() < 1e-12, "{lo} {hi}");
+        assert_eq!(y1.joints.len(), 1);
+        let j = &y1.joints[0];
+        assert_eq!(j.limits_rad(), ((-90f64).to_radians(), 90f64.to_radians()));
+        let Actuator::Position(s) = j.actuator else {
+            panic!("the Y1 hinge is a position servo")
+        };
+        assert_eq!((s.max_torque_nm, s.max_speed_deg_s, s.kp), (0.314, 260.0, 8.6));
         // W_max = 13π/9 rad/s (Table D.2)
-        assert!((y1.max_speed_rad_s() - 13.0 * std::f64::consts::PI / 9.0).abs() < 1e-12);
+        assert!((j.actuator.max_speed_rad_s() - 13.0 * std::f64::consts::PI / 9.0).abs() < 1e-12);
+        assert_eq!(y1.ports.keys().cloned().collect::<Vec<_>>(), ["head", "tail"]);
     }
 
     #[test]
     fn unknown_key_is_named() {
-        let text = BUILTIN_MODULES_YAML.replace("kp: 8.6", "kp: 8.6\n      gain_typo: 1");
+        let text = BUILTIN_MODULES_YAML.replace("kp: 8.6", "kp: 8.6\n            gain_typo: 1");
         let err = ModuleCatalog::from_yaml(&text, "test.yaml").unwrap_err().to_string();
         assert!(err.contains("gain_typo"), "{err}");
         assert!(err.contains("test.yaml"), "{err}");
     }
 
     #[test]
-    fn bad_value_is_named() {
-        let text = BUILTIN_MODULES_YAML.replace("mass_kg: 0.050", "mass_kg: -1");
+    fn bad_values_are_named() {
+        let text = BUILTIN_MODULES_YAML.replacen("mass_kg: 0.025", "mass_kg: -1", 1);
         let err = ModuleCatalog::from_yaml(&text, "test.yaml").unwrap_err().to_string();
-        assert!(err.contains("modules.y1.mass_kg"), "{err}");
+        assert!(err.contains("modules.y1.links[0].mass_kg"), "{err}");
         let text = BUILTIN_MODULES_YAML.replace("default_kind: y1", "default_kind: y9");
         let err = ModuleCatalog::from_yaml(&text, "test.yaml").unwrap_err().to_string();
         assert!(err.contains("default_kind") && err.contains("y9"), "{err}");
         let text = BUILTIN_MODULES_YAML.replace("max_deg: 90.0", "max_deg: -95.0");
         let err = ModuleCatalog::from_yaml(&text, "test.yaml").unwrap_err().to_string();
-        assert!(err.contains("hinge.max_deg"), "{err}");
+        assert!(err.contains("limits.max_deg"), "{err}");
+    }
+
+    #[test]
+    fn a_revolute_joint_without_limits_is_refused() {
+        let text = BUILTIN_MODULES_YAML.replace("limits: {min_deg: -90.0, max_deg: 90.0}", "");
+        let err = ModuleCatalog::from_yaml(&text, "test.yaml").unwrap_err().to_string();
+        assert!(err.contains("modules.y1.joints[0].limits") && err.contains("revolute"), "{err}");
+    }
+
+    #[test]
+    fn unknown_links_and_ports_are_named() {
+        let text = BUILTIN_MODULES_YAML.replace("child: front", "child: middle");
+        let err = ModuleCatalog::from_yaml(&text, "test.yaml").unwrap_err().to_string();
+        assert!(err.contains("joints[0].child") && err.contains("middle"), "{err}");
+        let text = BUILTIN_MODULES_YAML.replace("head: {link: front", "head: {link: nose");
+        let err = ModuleCatalog::from_yaml(&text, "test.yaml").unwrap_err().to_string();
+        assert!(err.contains("ports.head.link") && err.contains("nose"), "{err}");
     }
 
     #[test]
     fn unknown_kind_lists_known() {
         let err = ModuleCatalog::builtin().kind("cube").unwrap_err().to_string();
         assert!(err.contains("cube") && err.contains("y1"), "{err}");
+    }
+
+    #[test]
+    fn solid_inertias() {
+        let b = Geometry::Box([0.036, 0.052, 0.052]).solid_inertia(0.025);
+        assert!((b[0] - 0.025 * (2.0 * 0.052 * 0.052) / 12.0).abs() < 1e-15);
+        let c = Geometry::Cylinder {
+            radius: 0.025,
+            length: 0.01,
+        }
+        .solid_inertia(0.02);
+        assert!((c[2] - 0.02 * 0.025 * 0.025 / 2.0).abs() < 1e-15);
     }
 }

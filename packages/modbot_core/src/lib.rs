@@ -2,15 +2,12 @@
 
 pub mod catalog;
 pub mod error;
-pub mod kinematics;
-pub mod predict;
 pub mod scenario;
-pub mod serpenoid;
-pub mod shape;
 pub mod topology;
+pub mod tree;
 
-pub use catalog::{ModuleCatalog, ModuleKind};
+pub use catalog::{Actuator, JointType, ModuleCatalog, ModuleKind};
 pub use error::{CoreError, Result};
-pub use kinematics::{Chain, ChainPose};
 pub use scenario::Scenario;
-pub use topology::{ChainKind, Joint, JointKind, RobotSpec, Roll, Topology};
+pub use topology::{ChainKind, RobotFile, RobotJoint, RobotSpec, Topology};
+pub use tree::LinkTree;

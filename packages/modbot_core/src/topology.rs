@@ -1,108 +1,98 @@
-//! Topologies: which modules a robot has, how they are joined and how each is rolled.
+//! Robots as graphs of modules: module instances (a kind from the catalog, a name, optional
+//! names for its joints) joined port to port, each connection with a roll about the axis of
+//! the two ports. The graph must be a tree; module 0 is the root and its first link carries
+//! the robot's base frame.
 //!
-//! A topology is a module graph: modules (a kind from the catalog and a roll of 0° or
-//! 90° about the chain axis) and connections between connector faces. A hinge module
-//! has two connectors, `tail` (−x face) and `head` (+x face). Builders give the chains
-//! of the limbless-robot thesis: pitch-pitch PP(M), pitch-yaw PY(M) and the minimal
-//! pitch-yaw-pitch robot.
+//! Robots are written in robot files (`config/robots/*.yaml`, decision record 0019); the
+//! chains of the limbless-robot thesis are presets, `pp:M`, `py:M` and `pyp`, that build the
+//! same graph as their shipped files.
 //!
-//! Joint `i` (1-based) is the hinge of module `i`, named `joint_i`; modules are numbered
-//! from the tail. A module with roll 0° bends in the vertical plane (pitch), one rolled
-//! 90° bends in the ground plane (yaw).
+//! Joining: the child's port frame is the parent's port frame turned by `roll_deg` about its
+//! x axis (the outward normal) and then half a turn about z, so the two faces meet with
+//! opposite normals. A chain of Y1 modules joined head to tail with roll 0 lies straight
+//! along +x; a module joined with roll 90° has its hinge axis vertical (a yaw joint).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::path::Path;
 use std::str::FromStr;
 
+use nalgebra::{Isometry3, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::ModuleCatalog;
-use crate::error::{CoreError, Result};
+use crate::catalog::{JointDef, ModuleCatalog, ModuleKind};
+use crate::error::{CoreError, Result, parse_yaml, read_text};
+use crate::tree::LinkTree;
 
-/// Roll of a module about the chain axis, relative to the chain's base frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Roll {
-    /// Hinge axis horizontal, perpendicular to the body: a pitch joint.
-    #[serde(rename = "0")]
-    Deg0,
-    /// Hinge axis vertical: a yaw joint.
-    #[serde(rename = "90")]
-    Deg90,
-}
-
-impl Roll {
-    /// The roll angle in degrees.
-    pub fn degrees(self) -> f64 {
-        match self {
-            Roll::Deg0 => 0.0,
-            Roll::Deg90 => 90.0,
-        }
-    }
-}
-
-/// Whether a joint bends in the vertical plane (pitch) or the ground plane (yaw)
-/// when the chain lies flat in its base pose.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JointKind {
-    /// Bends in the vertical plane; the source's "vertical" module.
-    Pitch,
-    /// Bends in the ground plane; the source's "horizontal" module.
-    Yaw,
-}
-
-impl fmt::Display for JointKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            JointKind::Pitch => "pitch",
-            JointKind::Yaw => "yaw",
-        })
-    }
-}
-
-/// A connector face of a hinge module.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Connector {
-    /// The −x face (towards the chain's tail).
-    Tail,
-    /// The +x face (towards the chain's head).
-    Head,
-}
-
-/// One module of a topology.
+/// One module of a robot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ModuleInstance {
+    /// Name, unique in the robot (link names are `<module>_<link>`).
+    pub name: String,
     /// Module kind, a key of the catalog.
     pub kind: String,
-    /// Roll about the chain axis.
-    pub roll: Roll,
+    /// Names of the kind's joints in this robot (kind joint → robot joint); a joint not
+    /// named here is `<module>_<joint>`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub joints: BTreeMap<String, String>,
 }
 
-/// A rigid connection between two connector faces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// A rigid connection between two ports, written `module.port`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Connection {
-    /// Index (0-based) of the module nearer the tail.
-    pub parent: usize,
-    /// Its connector.
-    pub parent_connector: Connector,
-    /// Index (0-based) of the other module.
-    pub child: usize,
-    /// Its connector.
-    pub child_connector: Connector,
+    /// The port nearer the root, `module.port`.
+    pub from: String,
+    /// The other port, `module.port`.
+    pub to: String,
+    /// Rotation of the second module about the port axis, deg.
+    #[serde(default)]
+    pub roll_deg: f64,
 }
 
-/// A joint of the robot: the hinge of one module.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Joint {
-    /// Stable name, `joint_1` … `joint_M`.
+/// A robot file as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotFile {
+    /// Robot name (files, topics, URDF).
     pub name: String,
-    /// Index (0-based) of the module the hinge belongs to.
-    pub module: usize,
-    /// Pitch or yaw.
-    pub kind: JointKind,
+    /// Modules; the first is the root.
+    pub modules: Vec<ModuleInstance>,
+    /// Port-to-port connections.
+    #[serde(default)]
+    pub connections: Vec<Connection>,
 }
 
-/// The families of chains the builders know.
+/// A connection resolved to module indices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edge {
+    /// Module of `from`.
+    pub a: usize,
+    /// Its port.
+    pub a_port: String,
+    /// Module of `to`.
+    pub b: usize,
+    /// Its port.
+    pub b_port: String,
+    /// Roll, rad.
+    pub roll: f64,
+}
+
+/// A joint of the robot: one joint of one module.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RobotJoint {
+    /// Name in the robot (URDF, joint states, commands).
+    pub name: String,
+    /// Index of the module.
+    pub module: usize,
+    /// Index of the joint in its kind.
+    pub index: usize,
+    /// The kind's definition.
+    pub def: JointDef,
+}
+
+/// The chain families of the limbless-robot thesis, as presets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChainKind {
@@ -114,7 +104,7 @@ pub enum ChainKind {
     PitchYawPitch,
 }
 
-/// A robot named by chain family and module count, as written on the command line
+/// A preset robot named by chain family and module count, as written on the command line
 /// (`pp:8`, `py:16`, `pyp`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RobotSpec {
@@ -134,6 +124,40 @@ impl RobotSpec {
         };
         format!("{prefix}_{}", self.modules)
     }
+
+    /// The robot file of the preset, with modules of `kind`: modules `module_1` … joined
+    /// head to tail, the hinge of module i named `joint_i`, PY chains rolled 90° at every
+    /// other connection.
+    pub fn robot_file(&self, kind: &str) -> RobotFile {
+        let m = self.modules;
+        let modules = (1..=m)
+            .map(|i| ModuleInstance {
+                name: format!("module_{i}"),
+                kind: kind.to_string(),
+                joints: BTreeMap::from([("hinge".to_string(), format!("joint_{i}"))]),
+            })
+            .collect();
+        let connections = (1..m)
+            .map(|i| {
+                // Absolute rolls 0, 90, 0, 90, …: each connection turns by ±90° in a PY chain.
+                let roll_deg = match self.kind {
+                    ChainKind::PitchPitch => 0.0,
+                    _ if i % 2 == 1 => 90.0,
+                    _ => -90.0,
+                };
+                Connection {
+                    from: format!("module_{i}.head"),
+                    to: format!("module_{}.tail", i + 1),
+                    roll_deg,
+                }
+            })
+            .collect();
+        RobotFile {
+            name: self.name(),
+            modules,
+            connections,
+        }
+    }
 }
 
 impl fmt::Display for RobotSpec {
@@ -146,7 +170,7 @@ impl fmt::Display for RobotSpec {
     }
 }
 
-/// Largest chain the builders accept; far beyond any robot in the sources (32 modules).
+/// Largest robot accepted; far beyond any robot in the sources (32 modules).
 pub const MAX_CHAIN_MODULES: usize = 1024;
 
 impl FromStr for RobotSpec {
@@ -187,120 +211,91 @@ impl FromStr for RobotSpec {
     }
 }
 
-/// A module graph.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A checked robot: its modules, their kinds (resolved from the catalog) and the tree of
+/// connections.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Topology {
     /// Name (used for files and messages), e.g. `py_16`.
     pub name: String,
-    /// Modules, tail first for chains.
+    /// Modules; module 0 is the root.
     pub modules: Vec<ModuleInstance>,
-    /// Connections between connector faces.
+    /// Connections as written.
     pub connections: Vec<Connection>,
+    /// Connections resolved to module indices (same order).
+    pub edges: Vec<Edge>,
+    /// The module kinds the robot uses, by name.
+    pub kinds: BTreeMap<String, ModuleKind>,
+}
+
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 impl Topology {
-    /// A serial chain of `rolls.len()` modules of one kind, joined head to tail.
-    pub fn chain(name: impl Into<String>, kind: &str, rolls: &[Roll]) -> Topology {
-        let modules = rolls
-            .iter()
-            .map(|&roll| ModuleInstance {
-                kind: kind.to_string(),
-                roll,
-            })
-            .collect();
-        let connections = (1..rolls.len())
-            .map(|i| Connection {
-                parent: i - 1,
-                parent_connector: Connector::Head,
-                child: i,
-                child_connector: Connector::Tail,
-            })
-            .collect();
-        Topology {
-            name: name.into(),
-            modules,
-            connections,
-        }
-    }
-
-    /// PP(M): every module at roll 0, all joints pitch.
-    pub fn pitch_pitch(m: usize, kind: &str) -> Topology {
-        Self::chain(format!("pp_{m}"), kind, &vec![Roll::Deg0; m])
-    }
-
-    /// PY(M): module 1 pitch, then yaw, pitch, … alternating.
-    pub fn pitch_yaw(m: usize, kind: &str) -> Topology {
-        let rolls: Vec<Roll> = (0..m)
-            .map(|i| if i % 2 == 0 { Roll::Deg0 } else { Roll::Deg90 })
-            .collect();
-        Self::chain(format!("py_{m}"), kind, &rolls)
-    }
-
-    /// The minimal pitch-yaw-pitch robot (3 modules).
-    pub fn pitch_yaw_pitch(kind: &str) -> Topology {
-        Self::chain("pyp_3", kind, &[Roll::Deg0, Roll::Deg90, Roll::Deg0])
-    }
-
-    /// Builds the topology a [`RobotSpec`] names, with the catalog's default module kind,
-    /// and validates it against the catalog.
-    pub fn from_spec(spec: &RobotSpec, catalog: &ModuleCatalog) -> Result<Topology> {
-        let kind = catalog.default_kind.as_str();
-        let t = match spec.kind {
-            ChainKind::PitchPitch => Self::pitch_pitch(spec.modules, kind),
-            ChainKind::PitchYaw => Self::pitch_yaw(spec.modules, kind),
-            ChainKind::PitchYawPitch => Self::pitch_yaw_pitch(kind),
+    /// Checks a robot file against the catalog: known kinds, unique names, connections
+    /// between existing ports, each port used once, no loop, every module connected.
+    pub fn new(file: RobotFile, catalog: &ModuleCatalog) -> Result<Topology> {
+        let name = file.name.clone();
+        let bad = |reason: String| CoreError::Topology {
+            topology: name.clone(),
+            reason,
         };
-        t.validate(catalog)?;
-        Ok(t)
-    }
-
-    /// Number of modules M.
-    pub fn len(&self) -> usize {
-        self.modules.len()
-    }
-
-    /// True when the topology has no modules.
-    pub fn is_empty(&self) -> bool {
-        self.modules.is_empty()
-    }
-
-    /// The joints, `joint_1` … `joint_M`, one per module, with their pitch/yaw label.
-    pub fn joints(&self) -> Vec<Joint> {
-        self.modules
-            .iter()
-            .enumerate()
-            .map(|(i, m)| Joint {
-                name: joint_name(i),
-                module: i,
-                kind: match m.roll {
-                    Roll::Deg0 => JointKind::Pitch,
-                    Roll::Deg90 => JointKind::Yaw,
-                },
-            })
-            .collect()
-    }
-
-    /// The joint names in order, the order of every joint vector in modbot.
-    pub fn joint_names(&self) -> Vec<String> {
-        (0..self.len()).map(joint_name).collect()
-    }
-
-    /// Checks the module graph: known module kinds, connections that refer to existing
-    /// modules, each connector used once, and a connected tree (no cycles).
-    pub fn validate(&self, catalog: &ModuleCatalog) -> Result<()> {
-        let topo = || self.name.clone();
-        if self.modules.is_empty() {
-            return Err(CoreError::Topology {
-                topology: topo(),
-                reason: "no modules".into(),
-            });
+        if !is_identifier(&file.name) {
+            return Err(CoreError::invalid("name", &file.name, "a name of letters, digits and _"));
         }
-        for m in &self.modules {
-            catalog.kind(&m.kind)?;
+        if file.modules.is_empty() {
+            return Err(bad("no modules".into()));
         }
-        let n = self.modules.len();
-        let mut used = std::collections::HashSet::new();
-        // Union-find over modules to detect cycles and disconnected parts.
+        if file.modules.len() > MAX_CHAIN_MODULES {
+            return Err(CoreError::invalid(
+                "modules",
+                file.modules.len(),
+                format!("at most {MAX_CHAIN_MODULES} modules"),
+            ));
+        }
+        let mut kinds = BTreeMap::new();
+        let mut index = BTreeMap::new();
+        let mut joint_names = BTreeSet::new();
+        for (i, m) in file.modules.iter().enumerate() {
+            if !is_identifier(&m.name) {
+                return Err(CoreError::invalid(
+                    format!("modules[{i}].name"),
+                    &m.name,
+                    "a name of letters, digits and _",
+                ));
+            }
+            if index.insert(m.name.clone(), i).is_some() {
+                return Err(CoreError::invalid(format!("modules[{i}].name"), &m.name, "a name used once"));
+            }
+            let kind = catalog.kind(&m.kind).map_err(|e| bad(format!("module `{}`: {e}", m.name)))?;
+            for (from, to) in &m.joints {
+                if !kind.joints.iter().any(|j| &j.name == from) {
+                    let known: Vec<_> = kind.joints.iter().map(|j| j.name.as_str()).collect();
+                    return Err(CoreError::invalid(
+                        format!("modules[{i}].joints.{from}"),
+                        to,
+                        format!("a joint of kind `{}` ({})", m.kind, known.join(", ")),
+                    ));
+                }
+                if !is_identifier(to) {
+                    return Err(CoreError::invalid(
+                        format!("modules[{i}].joints.{from}"),
+                        to,
+                        "a name of letters, digits and _",
+                    ));
+                }
+            }
+            for j in &kind.joints {
+                let n = m.joints.get(&j.name).cloned().unwrap_or_else(|| format!("{}_{}", m.name, j.name));
+                if !joint_names.insert(n.clone()) {
+                    return Err(bad(format!("joint name `{n}` is used twice (module `{}`)", m.name)));
+                }
+            }
+            kinds.entry(m.kind.clone()).or_insert_with(|| kind.clone());
+        }
+        let n = file.modules.len();
+        let mut used = BTreeSet::new();
+        // Union-find over modules to detect loops and disconnected parts.
         let mut parent: Vec<usize> = (0..n).collect();
         fn root(p: &mut [usize], mut i: usize) -> usize {
             while p[i] != i {
@@ -309,97 +304,267 @@ impl Topology {
             }
             i
         }
-        for (index, c) in self.connections.iter().enumerate() {
-            for (module, connector) in [(c.parent, c.parent_connector), (c.child, c.child_connector)] {
-                if module >= n {
+        let mut edges = Vec::with_capacity(file.connections.len());
+        for (ci, c) in file.connections.iter().enumerate() {
+            let mut ends = Vec::with_capacity(2);
+            for (field, text) in [("from", &c.from), ("to", &c.to)] {
+                let key = format!("connections[{ci}].{field}");
+                let (module, port) = text
+                    .split_once('.')
+                    .ok_or_else(|| CoreError::invalid(&key, text, "module.port, e.g. module_1.head"))?;
+                let mi = *index.get(module).ok_or_else(|| CoreError::DanglingConnector {
+                    topology: name.clone(),
+                    index: ci,
+                    what: format!("module `{module}`"),
+                })?;
+                let kind = &kinds[&file.modules[mi].kind];
+                if !kind.ports.contains_key(port) {
+                    let known: Vec<_> = kind.ports.keys().map(String::as_str).collect();
                     return Err(CoreError::DanglingConnector {
-                        topology: topo(),
-                        index,
-                        what: format!("module {module} (the topology has {n})"),
-                    });
-                }
-                if !used.insert((module, connector)) {
-                    return Err(CoreError::Topology {
-                        topology: topo(),
-                        reason: format!(
-                            "connection {index}: connector {connector:?} of module {module} is already in use"
+                        topology: name.clone(),
+                        index: ci,
+                        what: format!(
+                            "port `{port}` of module `{module}` (kind `{}` has ports: {})",
+                            file.modules[mi].kind,
+                            known.join(", ")
                         ),
                     });
                 }
+                if !used.insert((mi, port.to_string())) {
+                    return Err(bad(format!("connection {ci}: port `{text}` is already in use")));
+                }
+                ends.push((mi, port.to_string()));
             }
-            if c.parent == c.child {
-                return Err(CoreError::Topology {
-                    topology: topo(),
-                    reason: format!("connection {index} joins module {} to itself", c.parent),
-                });
-            }
-            let (a, b) = (root(&mut parent, c.parent), root(&mut parent, c.child));
+            let (b, b_port) = ends.pop().unwrap_or_default();
+            let (a, a_port) = ends.pop().unwrap_or_default();
             if a == b {
-                return Err(CoreError::Topology {
-                    topology: topo(),
-                    reason: format!("connection {index} closes a loop"),
-                });
+                return Err(bad(format!("connection {ci} joins module `{}` to itself", file.modules[a].name)));
             }
-            parent[a] = b;
+            if !c.roll_deg.is_finite() {
+                return Err(CoreError::invalid(
+                    format!("connections[{ci}].roll_deg"),
+                    c.roll_deg,
+                    "a finite angle",
+                ));
+            }
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            if ra == rb {
+                return Err(bad(format!(
+                    "connection {ci} ({} → {}) closes a loop",
+                    c.from, c.to
+                )));
+            }
+            parent[ra] = rb;
+            edges.push(Edge {
+                a,
+                a_port,
+                b,
+                b_port,
+                roll: c.roll_deg.to_radians(),
+            });
         }
         let r0 = root(&mut parent, 0);
         if let Some(lonely) = (0..n).find(|&i| root(&mut parent, i) != r0) {
-            return Err(CoreError::Topology {
-                topology: topo(),
-                reason: format!("module {lonely} is not connected to module 0"),
-            });
+            return Err(bad(format!(
+                "module `{}` is not connected to module `{}`",
+                file.modules[lonely].name, file.modules[0].name
+            )));
         }
-        Ok(())
+        let t = Topology {
+            name: file.name,
+            modules: file.modules,
+            connections: file.connections,
+            edges,
+            kinds,
+        };
+        // Link names must be unique too (module `a` link `b_c` vs module `a_b` link `c`).
+        let tree = t.link_tree();
+        let mut seen = BTreeSet::new();
+        for l in &tree.links {
+            if !seen.insert(l.name.as_str()) {
+                return Err(bad(format!("link name `{}` is produced twice", l.name)));
+            }
+        }
+        Ok(t)
     }
 
-    /// The module order from tail to head if the topology is a serial chain joined
-    /// head-to-tail (as every builder here makes), else an error.
+    /// Parses and checks a robot file's text; `origin` names it in errors.
+    pub fn from_yaml(text: &str, origin: &str, catalog: &ModuleCatalog) -> Result<Topology> {
+        let file: RobotFile = parse_yaml(text, origin)?;
+        Topology::new(file, catalog).map_err(|e| match e {
+            CoreError::Invalid { .. } => e.in_file(origin),
+            CoreError::Topology { topology, reason } => CoreError::Topology {
+                topology: format!("{topology} ({origin})"),
+                reason,
+            },
+            CoreError::DanglingConnector { topology, index, what } => CoreError::DanglingConnector {
+                topology: format!("{topology} ({origin})"),
+                index,
+                what,
+            },
+            other => other,
+        })
+    }
+
+    /// Loads and checks a robot file.
+    pub fn load(path: &Path, catalog: &ModuleCatalog) -> Result<Topology> {
+        Self::from_yaml(&read_text(path)?, &path.display().to_string(), catalog)
+    }
+
+    /// A robot named on the command line: a robot file (`*.yaml`, `*.yml`) or a preset
+    /// (`pp:8`, `py:16`, `pyp`).
+    pub fn resolve(robot: &str, catalog: &ModuleCatalog) -> Result<Topology> {
+        let lower = robot.to_ascii_lowercase();
+        if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+            Self::load(Path::new(robot), catalog)
+        } else {
+            Self::from_spec(&robot.parse()?, catalog)
+        }
+    }
+
+    /// The preset a [`RobotSpec`] names, with the catalog's default module kind.
+    pub fn from_spec(spec: &RobotSpec, catalog: &ModuleCatalog) -> Result<Topology> {
+        Topology::new(spec.robot_file(&catalog.default_kind), catalog)
+    }
+
+    /// The robot file of this robot (what `config/robots/*.yaml` hold).
+    pub fn robot_file(&self) -> RobotFile {
+        RobotFile {
+            name: self.name.clone(),
+            modules: self.modules.clone(),
+            connections: self.connections.clone(),
+        }
+    }
+
+    /// The robot file's text: one line per module and per connection (names are
+    /// identifiers, so nothing needs quoting); reads back to the same robot.
+    pub fn to_yaml(&self, header: &str) -> String {
+        let mut s = String::new();
+        for line in header.lines() {
+            s.push_str(&format!("# {line}\n"));
+        }
+        s.push_str(&format!("name: {}\nmodules:\n", self.name));
+        for m in &self.modules {
+            let joints = if m.joints.is_empty() {
+                String::new()
+            } else {
+                let pairs: Vec<String> = m.joints.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                format!(", joints: {{{}}}", pairs.join(", "))
+            };
+            s.push_str(&format!("  - {{name: {}, kind: {}{joints}}}\n", m.name, m.kind));
+        }
+        if !self.connections.is_empty() {
+            s.push_str("connections:\n");
+            for c in &self.connections {
+                s.push_str(&format!(
+                    "  - {{from: {}, to: {}, roll_deg: {}}}\n",
+                    c.from, c.to, c.roll_deg
+                ));
+            }
+        }
+        s
+    }
+
+    /// Number of modules.
+    pub fn len(&self) -> usize {
+        self.modules.len()
+    }
+
+    /// True when the robot has no modules (never built by [`Topology::new`]).
+    pub fn is_empty(&self) -> bool {
+        self.modules.is_empty()
+    }
+
+    /// The kind of module `i`.
+    pub fn kind_of(&self, i: usize) -> &ModuleKind {
+        &self.kinds[&self.modules[i].kind]
+    }
+
+    /// The robot's joints in command order: modules in file order, each kind's joints in
+    /// its order. Every joint vector in modbot has this order.
+    pub fn joints(&self) -> Vec<RobotJoint> {
+        let mut out = Vec::new();
+        for (mi, m) in self.modules.iter().enumerate() {
+            for (ji, j) in self.kind_of(mi).joints.iter().enumerate() {
+                out.push(RobotJoint {
+                    name: m.joints.get(&j.name).cloned().unwrap_or_else(|| format!("{}_{}", m.name, j.name)),
+                    module: mi,
+                    index: ji,
+                    def: j.clone(),
+                });
+            }
+        }
+        out
+    }
+
+    /// The joint names in command order.
+    pub fn joint_names(&self) -> Vec<String> {
+        self.joints().into_iter().map(|j| j.name).collect()
+    }
+
+    /// The URDF name of link `link` of module `module`: `<module>_<link>`.
+    pub fn link_name(&self, module: usize, link: usize) -> String {
+        format!("{}_{}", self.modules[module].name, self.kind_of(module).links[link].name)
+    }
+
+    /// The tree of links from the root module's first link outwards (see [`LinkTree`]).
+    pub fn link_tree(&self) -> LinkTree {
+        LinkTree::new(self)
+    }
+
+    /// Pose of port `port` of `b`'s module relative to `a`'s module frame along edge `e`,
+    /// i.e. the transform T with frame(b) = frame(a) · T when `a` is the edge's `from`.
+    pub fn edge_transform(&self, e: &Edge) -> Isometry3<f64> {
+        let ka = self.kind_of(e.a);
+        let kb = self.kind_of(e.b);
+        let (pa, pb) = (&ka.ports[&e.a_port], &kb.ports[&e.b_port]);
+        let la = ka.link_poses_at_zero()[ka.link_index(&pa.link).unwrap_or(0)];
+        let lb = kb.link_poses_at_zero()[kb.link_index(&pb.link).unwrap_or(0)];
+        let half_turn = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), std::f64::consts::PI);
+        let roll = UnitQuaternion::from_axis_angle(&Vector3::x_axis(), e.roll);
+        la * pa.pose() * Isometry3::from_parts(Default::default(), roll * half_turn) * (lb * pb.pose()).inverse()
+    }
+
+    /// The module order from the root if the modules form a path that starts at module 0
+    /// (a serial chain), else an error naming the first module with more than two
+    /// neighbours or the root's second neighbour.
     pub fn chain_order(&self) -> Result<Vec<usize>> {
         let n = self.modules.len();
+        let mut adj = vec![Vec::new(); n];
+        for e in &self.edges {
+            adj[e.a].push(e.b);
+            adj[e.b].push(e.a);
+        }
         let not_chain = |reason: String| CoreError::Topology {
             topology: self.name.clone(),
-            reason: format!("not a serial head-to-tail chain: {reason}"),
+            reason: format!("not a serial chain starting at its first module: {reason}"),
         };
-        let mut next = vec![None; n];
-        let mut has_prev = vec![false; n];
-        for c in &self.connections {
-            if c.parent_connector != Connector::Head || c.child_connector != Connector::Tail {
-                return Err(not_chain(format!(
-                    "modules {} and {} are not joined head to tail",
-                    c.parent, c.child
-                )));
-            }
-            if c.parent >= n || c.child >= n {
-                return Err(not_chain("a connection refers to a missing module".into()));
-            }
-            next[c.parent] = Some(c.child);
-            has_prev[c.child] = true;
+        if adj[0].len() > 1 {
+            return Err(not_chain(format!("module `{}` has {} neighbours", self.modules[0].name, adj[0].len())));
         }
-        let tail = (0..n)
-            .find(|&i| !has_prev[i])
-            .ok_or_else(|| not_chain("no tail".into()))?;
-        let mut order = vec![tail];
-        let mut cur = tail;
-        while let Some(nx) = next[cur] {
-            if order.len() > n {
-                return Err(not_chain("loop".into()));
+        let mut order = vec![0];
+        let mut prev = usize::MAX;
+        let mut cur = 0;
+        loop {
+            let next: Vec<usize> = adj[cur].iter().copied().filter(|&m| m != prev).collect();
+            match next.as_slice() {
+                [] => break,
+                [m] => {
+                    order.push(*m);
+                    prev = cur;
+                    cur = *m;
+                }
+                _ => {
+                    return Err(not_chain(format!(
+                        "module `{}` has {} neighbours",
+                        self.modules[cur].name,
+                        adj[cur].len()
+                    )));
+                }
             }
-            order.push(nx);
-            cur = nx;
-        }
-        if order.len() != n {
-            return Err(not_chain(format!(
-                "{} of {n} modules reachable from the tail",
-                order.len()
-            )));
         }
         Ok(order)
     }
-}
-
-/// The name of joint `index` (0-based): `joint_{index+1}`.
-pub fn joint_name(index: usize) -> String {
-    format!("joint_{}", index + 1)
 }
 
 #[cfg(test)]
@@ -410,22 +575,29 @@ mod tests {
         ModuleCatalog::builtin()
     }
 
+    fn joint_axes(t: &Topology) -> Vec<Vector3<f64>> {
+        let tree = t.link_tree();
+        let poses = tree.forward(&vec![0.0; t.joint_names().len()], &Isometry3::identity()).unwrap();
+        tree.joint_axes(&poses)
+    }
+
     #[test]
-    fn builders_label_joints() {
+    fn presets_build_the_chains_of_the_thesis() {
         let c = catalog();
         let pp = Topology::from_spec(&"pp:8".parse().unwrap(), &c).unwrap();
-        assert!(pp.joints().iter().all(|j| j.kind == JointKind::Pitch));
         assert_eq!(pp.joint_names()[7], "joint_8");
+        assert!(joint_axes(&pp).iter().all(|a| (a - Vector3::y()).norm() < 1e-12));
         let py = Topology::from_spec(&"py:16".parse().unwrap(), &c).unwrap();
-        let kinds: Vec<_> = py.joints().iter().map(|j| j.kind).collect();
-        assert_eq!(kinds[0], JointKind::Pitch);
-        assert_eq!(kinds[1], JointKind::Yaw);
-        assert!(kinds.windows(2).all(|w| w[0] != w[1]));
+        for (i, a) in joint_axes(&py).iter().enumerate() {
+            let want = if i % 2 == 0 { Vector3::y() } else { Vector3::z() };
+            assert!((a - want).norm() < 1e-12, "joint {i}: {a}");
+        }
         let pyp = Topology::from_spec(&"pyp".parse().unwrap(), &c).unwrap();
         assert_eq!(pyp.name, "pyp_3");
-        let kinds: Vec<_> = pyp.joints().iter().map(|j| j.kind).collect();
-        assert_eq!(kinds, vec![JointKind::Pitch, JointKind::Yaw, JointKind::Pitch]);
         assert_eq!(pyp.chain_order().unwrap(), vec![0, 1, 2]);
+        let poses = pp.link_tree().forward(&[0.0; 8], &Isometry3::identity()).unwrap();
+        let head = pp.link_tree().links.iter().position(|l| l.name == "module_8_front").unwrap();
+        assert!((poses[head].translation.vector - Vector3::new(7.0 * 0.072 + 0.036, 0.0, 0.0)).norm() < 1e-12);
     }
 
     #[test]
@@ -445,30 +617,75 @@ mod tests {
         }
     }
 
+    fn file(text: &str) -> Result<Topology> {
+        Topology::from_yaml(text, "test.yaml", &catalog())
+    }
+
+    const THREE: &str = "name: t\nmodules:\n  - {name: a, kind: y1}\n  - {name: b, kind: y1}\n  - {name: c, kind: y1}\n";
+
     #[test]
-    fn bad_graphs_are_refused() {
+    fn bad_graphs_are_refused_naming_what() {
+        let ok = format!("{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: b.head, to: c.tail}}\n");
+        let t = file(&ok).unwrap();
+        assert_eq!(t.joint_names(), ["a_hinge", "b_hinge", "c_hinge"]);
+
+        let e = file(&format!("{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: b.head, to: x.tail}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("module `x`"), "{e}");
+        let e = file(&format!("{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: b.nose, to: c.tail}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("port `nose`") && e.contains("head, tail"), "{e}");
+        let e = file(&format!("{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: a.head, to: c.tail}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a.head") && e.contains("already in use"), "{e}");
+        let e = file(&format!(
+            "{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: b.head, to: c.tail}}\n  - {{from: c.head, to: a.tail}}\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("closes a loop"), "{e}");
+        let e = file(&format!("{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`c` is not connected"), "{e}");
+        let e = file("name: t\nmodules:\n  - {name: a, kind: cube}\n").unwrap_err().to_string();
+        assert!(e.contains("cube") && e.contains("y1"), "{e}");
+        let e = file(&format!("{THREE}connections:\n  - {{from: a.head, to: b.tail, twist: 3}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("twist") && e.contains("test.yaml"), "{e}");
+        let e = file("name: t\nmodules:\n  - {name: a, kind: y1, joints: {elbow: j1}}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("modules[0].joints.elbow"), "{e}");
+        let e = file("name: t\nmodules:\n  - {name: a, kind: y1}\n  - {name: a, kind: y1}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("modules[1].name"), "{e}");
+    }
+
+    #[test]
+    fn a_tree_that_is_not_a_chain_has_no_chain_order() {
+        // A 'T': b hangs from a's head, c from b's tail side by its head.
+        let t = file(&format!(
+            "{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: a.tail, to: c.head, roll_deg: 90}}\n"
+        ))
+        .unwrap();
+        assert!(t.chain_order().unwrap_err().to_string().contains("module `a` has 2 neighbours"));
+    }
+
+    #[test]
+    fn presets_round_trip_through_their_files() {
         let c = catalog();
-        let mut t = Topology::pitch_pitch(3, "y1");
-        t.connections[1].child = 7;
-        let e = t.validate(&c).unwrap_err().to_string();
-        assert!(e.contains("module 7"), "{e}");
-
-        let mut t = Topology::pitch_pitch(3, "y1");
-        t.connections.push(Connection {
-            parent: 2,
-            parent_connector: Connector::Head,
-            child: 0,
-            child_connector: Connector::Tail,
-        });
-        assert!(t.validate(&c).is_err());
-
-        let mut t = Topology::pitch_pitch(3, "y1");
-        t.connections.pop();
-        let e = t.validate(&c).unwrap_err().to_string();
-        assert!(e.contains("not connected"), "{e}");
-
-        let t = Topology::pitch_pitch(3, "cube");
-        let e = t.validate(&c).unwrap_err().to_string();
-        assert!(e.contains("cube"), "{e}");
+        for spec in ["pp:8", "py:16", "pyp"] {
+            let t = Topology::from_spec(&spec.parse().unwrap(), &c).unwrap();
+            let text = serde_yaml_ng::to_string(&t.robot_file()).unwrap();
+            assert_eq!(Topology::from_yaml(&text, spec, &c).unwrap(), t);
+            let text = t.to_yaml("a header\nof two lines");
+            assert_eq!(Topology::from_yaml(&text, spec, &c).unwrap(), t, "{text}");
+        }
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use modbot_core::{ModuleCatalog, RobotSpec, Topology};
+use modbot_core::{RobotSpec, Topology};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{GaitError, Result};
@@ -210,7 +210,6 @@ impl GaitLibrary {
         &self,
         name: &str,
         topology: &Topology,
-        catalog: &ModuleCatalog,
         overrides: &[(String, f64)],
     ) -> Result<BuiltGait> {
         let Selection {
@@ -233,7 +232,7 @@ impl GaitLibrary {
         user.extend(given);
         let empty = BTreeMap::new();
         let defaults = self.defaults.get(def.name).unwrap_or(&empty);
-        let robot = RobotInfo::new(topology, catalog)?;
+        let robot = RobotInfo::new(topology)?;
         let mut built = build(def, &robot, defaults, &user)?;
         if def.name != name {
             built.generator.name = name.to_string();

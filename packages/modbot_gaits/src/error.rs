@@ -112,6 +112,16 @@ pub enum GaitError {
         /// What is wrong, naming the key.
         message: String,
     },
+    /// A value of a controller file or definition is refused.
+    #[error("{key} = {value}: expected {expected}")]
+    Value {
+        /// Dotted path of the key.
+        key: String,
+        /// The value, as text.
+        value: String,
+        /// What was expected.
+        expected: String,
+    },
     /// An error from the robot model.
     #[error(transparent)]
     Core(#[from] CoreError),

@@ -4,8 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use modbot_core::shape as sh;
-use modbot_core::{JointKind, ModuleCatalog, Topology};
+use modbot_core::Topology;
+
+use crate::chain::JointKind;
+use crate::shape as sh;
 
 use crate::error::{GaitError, Result};
 use crate::generator::{Oscillator, SineGenerator};
@@ -64,24 +66,38 @@ pub struct RobotInfo {
 }
 
 impl RobotInfo {
-    /// Reads what the gaits need from a topology and the catalog.
-    pub fn new(topology: &Topology, catalog: &ModuleCatalog) -> Result<RobotInfo> {
-        topology.validate(catalog)?;
-        let kinds: Vec<_> = topology
-            .modules
+    /// Reads what the gaits need from a robot: the pitch/yaw label of each joint (a robot
+    /// that is not a hinge chain is refused), and the smallest module extents, joint
+    /// reach and servo speed.
+    pub fn new(topology: &Topology) -> Result<RobotInfo> {
+        let kinds = crate::chain::joint_kinds(topology)?;
+        let mut ext = [f64::INFINITY; 3];
+        for i in 0..topology.len() {
+            let (lo, hi) = topology.kind_of(i).bounds_at_zero();
+            for (e, d) in ext.iter_mut().zip((hi - lo).iter()) {
+                *e = e.min(*d);
+            }
+        }
+        let joints = topology.joints();
+        let reach_deg = joints
             .iter()
-            .map(|m| catalog.kind(&m.kind))
-            .collect::<std::result::Result<_, _>>()?;
-        let min =
-            |f: &dyn Fn(&modbot_core::ModuleKind) -> f64| kinds.iter().map(|k| f(k)).fold(f64::INFINITY, f64::min);
+            .map(|j| {
+                let (lo, hi) = j.def.limits_rad();
+                lo.abs().min(hi).to_degrees()
+            })
+            .fold(f64::INFINITY, f64::min);
+        let max_speed_deg_s = joints
+            .iter()
+            .map(|j| j.def.actuator.max_speed_rad_s().to_degrees())
+            .fold(f64::INFINITY, f64::min);
         Ok(RobotInfo {
             name: topology.name.clone(),
-            kinds: topology.joints().iter().map(|j| j.kind).collect(),
-            length_m: min(&|k| k.length_m),
-            width_m: min(&|k| k.width_m),
-            height_m: min(&|k| k.height_m),
-            reach_deg: min(&|k| k.hinge.min_deg.abs().min(k.hinge.max_deg)),
-            max_speed_deg_s: min(&|k| k.servo.max_speed_deg_s),
+            kinds,
+            length_m: ext[0],
+            width_m: ext[1],
+            height_m: ext[2],
+            reach_deg,
+            max_speed_deg_s,
         })
     }
 

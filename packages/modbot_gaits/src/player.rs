@@ -173,3 +173,63 @@ impl GaitPlayer {
         &self.output
     }
 }
+
+impl GaitPlayer {
+    /// The period of the gait it is heading to (the blend's target, else the running one).
+    pub fn running_period(&self) -> Option<f64> {
+        let source = match &self.to {
+            Some((s, _)) => s,
+            None => &self.from,
+        };
+        match source {
+            Source::Running { gait, .. } => Some(gait.period()),
+            Source::Pose(_) => None,
+        }
+    }
+
+    /// Time since the running gait started, s (0 while holding a pose).
+    fn running_time(&self) -> f64 {
+        match &self.from {
+            Source::Running { start, .. } if self.to.is_none() => self.time - start,
+            _ => 0.0,
+        }
+    }
+}
+
+/// The sine generators played with ramps, blends and the slew limit are one controller:
+/// open loop in what it commands, clock driven in its cycles.
+impl crate::controller::Controller for GaitPlayer {
+    fn name(&self) -> &str {
+        match &self.from {
+            Source::Running { gait, .. } => gait.name(),
+            Source::Pose(_) => "hold",
+        }
+    }
+
+    fn joint_count(&self) -> usize {
+        self.output.len()
+    }
+
+    fn step(
+        &mut self,
+        dt: f64,
+        _obs: &crate::controller::Observation<'_>,
+        out: &mut [crate::controller::JointTarget],
+    ) {
+        let targets = GaitPlayer::step(self, dt);
+        for (o, t) in out.iter_mut().zip(targets) {
+            *o = crate::controller::JointTarget::Position(*t);
+        }
+    }
+
+    fn period(&self) -> Option<f64> {
+        self.running_period()
+    }
+
+    fn completed_cycles(&self) -> usize {
+        match self.running_period() {
+            Some(p) if p > 0.0 => (self.running_time() / p + 1e-9).floor() as usize,
+            _ => 0,
+        }
+    }
+}

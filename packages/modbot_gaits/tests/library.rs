@@ -12,7 +12,7 @@ fn robot(spec: &str) -> Topology {
 
 fn build(name: &str, spec: &str, set: &[(&str, f64)]) -> Result<modbot_gaits::BuiltGait, GaitError> {
     let set: Vec<(String, f64)> = set.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    GaitLibrary::builtin().build(name, &robot(spec), &ModuleCatalog::builtin(), &set)
+    GaitLibrary::builtin().build(name, &robot(spec), &set)
 }
 
 #[test]
@@ -160,7 +160,7 @@ fn amplitude_plus_offset_is_checked_on_the_yaw_group() {
     let lib = GaitLibrary::builtin()
         .merged("gaits:\n  pyp_turning:\n    offset_h_deg: 60\n", "user.yaml")
         .unwrap();
-    let g = lib.build("pyp_turning", &robot("pyp"), &ModuleCatalog::builtin(), &[]);
+    let g = lib.build("pyp_turning", &robot("pyp"), &[]);
     assert!(g.is_ok(), "A_h = 0: |O_h| = 60 is within reach");
     let catalog_text = modbot_core::catalog::BUILTIN_MODULES_YAML
         .replace("min_deg: -90.0", "min_deg: -45.0")
@@ -168,7 +168,7 @@ fn amplitude_plus_offset_is_checked_on_the_yaw_group() {
     let small = ModuleCatalog::from_yaml(&catalog_text, "small.yaml").unwrap();
     let topo = Topology::from_spec(&"pyp".parse().unwrap(), &small).unwrap();
     let set = [("A".to_string(), 30.0)];
-    let msg = lib.build("pyp_turning", &topo, &small, &set).unwrap_err().to_string();
+    let msg = lib.build("pyp_turning", &topo, &set).unwrap_err().to_string();
     assert!(msg.contains("offset_h_deg") && msg.contains("45"), "{msg}");
 }
 

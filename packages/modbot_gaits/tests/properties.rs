@@ -14,7 +14,7 @@ fn robot(spec: &str) -> Topology {
 }
 
 fn build(name: &str, spec: &str, set: Vec<(String, f64)>) -> Result<modbot_gaits::BuiltGait, GaitError> {
-    GaitLibrary::builtin().build(name, &robot(spec), &ModuleCatalog::builtin(), &set)
+    GaitLibrary::builtin().build(name, &robot(spec), &set)
 }
 
 fn robot_for(family: Family, m: usize) -> String {
@@ -182,7 +182,7 @@ proptest! {
         let lib = GaitLibrary::builtin();
         let topo = robot(&spec);
         let mk = |name: &str| -> Box<dyn Gait> {
-            Box::new(lib.build(name, &topo, &ModuleCatalog::builtin(), &[]).unwrap().generator)
+            Box::new(lib.build(name, &topo, &[]).unwrap().generator)
         };
         let w = 260f64.to_radians();
         let transition = modbot_gaits::Transition { ramp_s: ramp, blend_s: blend };
@@ -218,7 +218,7 @@ fn player_converges_to_the_gait() {
     let lib = GaitLibrary::builtin();
     let topo = robot("py:16");
     let g = lib
-        .build("sidewinding", &topo, &ModuleCatalog::builtin(), &[])
+        .build("sidewinding", &topo, &[])
         .unwrap()
         .generator;
     let reference = g.clone();
@@ -248,9 +248,8 @@ fn player_converges_to_the_gait() {
 fn blend_ends_on_the_new_gait_and_hold_stops() {
     let lib = GaitLibrary::builtin();
     let topo = robot("py:8");
-    let cat = ModuleCatalog::builtin();
-    let a = lib.build("rolling", &topo, &cat, &[]).unwrap().generator;
-    let b = lib.build("rotation_u", &topo, &cat, &[]).unwrap().generator;
+    let a = lib.build("rolling", &topo, &[]).unwrap().generator;
+    let b = lib.build("rotation_u", &topo, &[]).unwrap().generator;
     let reference = b.clone();
     let mut player = GaitPlayer::new(vec![0.0; 8], vec![260f64.to_radians(); 8], lib.transition);
     player.start(Box::new(a));

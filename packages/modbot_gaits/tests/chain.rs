@@ -2,15 +2,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
 
-use modbot_core::kinematics::minimal;
-use modbot_core::serpenoid::DiscreteSerpenoid;
-use modbot_core::{Chain, ModuleCatalog, Topology};
+use modbot_core::{ModuleCatalog, Topology};
+use modbot_gaits::Chain;
+use modbot_gaits::chain::minimal;
+use modbot_gaits::serpenoid::DiscreteSerpenoid;
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use proptest::prelude::*;
 
 fn chain(spec: &str) -> Chain {
     let c = ModuleCatalog::builtin();
-    Chain::new(&Topology::from_spec(&spec.parse().unwrap(), &c).unwrap(), &c).unwrap()
+    Chain::new(&Topology::from_spec(&spec.parse().unwrap(), &c).unwrap()).unwrap()
 }
 
 fn angle() -> impl Strategy<Value = f64> {

@@ -1,4 +1,5 @@
-//! Forward kinematics of hinge-module chains.
+//! Forward kinematics of the hinge-module chains of the limbless-robot thesis, built from
+//! a robot graph that is a serial chain of one-hinge modules.
 //!
 //! Frames (REP 103): the chain's base frame has x along the body from tail to head,
 //! z up. A module's hinge axis is +y in the module's own frame; a module rolled 90°
@@ -13,9 +14,84 @@
 
 use nalgebra::{Isometry3, Matrix4, Point3, Rotation3, Translation3, UnitQuaternion, Vector3};
 
-use crate::catalog::ModuleCatalog;
-use crate::error::{CoreError, Result};
-use crate::topology::{JointKind, Roll, Topology};
+use modbot_core::catalog::JointType;
+use modbot_core::{CoreError, Topology};
+
+use crate::error::{GaitError, Result};
+
+/// Whether a joint bends in the vertical plane (pitch) or the ground plane (yaw) when the
+/// chain lies straight in its base pose: the labels the limbless thesis's gaits are
+/// written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JointKind {
+    /// Bends in the vertical plane (axis +y); the source's "vertical" module.
+    Pitch,
+    /// Bends in the ground plane (axis +z); the source's "horizontal" module.
+    Yaw,
+}
+
+impl std::fmt::Display for JointKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            JointKind::Pitch => "pitch",
+            JointKind::Yaw => "yaw",
+        })
+    }
+}
+
+/// Roll of a module about the chain axis: 0° for a pitch module, 90° for a yaw module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Roll {
+    Deg0,
+    Deg90,
+}
+
+impl Roll {
+    fn degrees(self) -> f64 {
+        match self {
+            Roll::Deg0 => 0.0,
+            Roll::Deg90 => 90.0,
+        }
+    }
+}
+
+fn not_a_chain(t: &Topology, reason: String) -> GaitError {
+    GaitError::Core(CoreError::Topology {
+        topology: t.name.clone(),
+        reason: format!("not a hinge chain of the limbless-robot thesis: {reason}"),
+    })
+}
+
+/// The pitch/yaw label of every joint of a hinge chain (command order), from the direction
+/// of its axis with the robot straight: +y is pitch, +z is yaw. A robot with another kind
+/// of joint, or an axis pointing elsewhere, is refused naming the joint.
+pub fn joint_kinds(t: &Topology) -> Result<Vec<JointKind>> {
+    let tree = t.link_tree();
+    let poses = tree.forward(&vec![0.0; tree.joint_count], &Isometry3::identity())?;
+    let axes = tree.joint_axes(&poses);
+    t.joints()
+        .iter()
+        .zip(axes)
+        .map(|(j, a)| {
+            if j.def.kind != JointType::Revolute {
+                return Err(not_a_chain(t, format!("joint `{}` is not revolute", j.name)));
+            }
+            if (a - Vector3::y()).norm() < 1e-9 {
+                Ok(JointKind::Pitch)
+            } else if (a - Vector3::z()).norm() < 1e-9 {
+                Ok(JointKind::Yaw)
+            } else {
+                Err(not_a_chain(
+                    t,
+                    format!(
+                        "joint `{}` has its axis along ({:.3}, {:.3}, {:.3}) with the robot straight; the chain gaits need +y (pitch) or +z (yaw)",
+                        j.name, a.x, a.y, a.z
+                    ),
+                ))
+            }
+        })
+        .collect()
+}
 
 /// A serial chain prepared for kinematics: per-module length, mass and hinge axis,
 /// in tail-to-head order.
@@ -53,25 +129,37 @@ pub struct ChainPose {
 }
 
 impl Chain {
-    /// Prepares the chain of a topology, looking module data up in the catalog.
-    pub fn new(topology: &Topology, catalog: &ModuleCatalog) -> Result<Chain> {
-        topology.validate(catalog)?;
+    /// Prepares the chain of a robot: a serial chain from its first module, one revolute
+    /// joint per module, each axis +y (pitch) or +z (yaw) with the robot straight. A
+    /// module's length is the extent of its shapes along the chain.
+    pub fn new(topology: &Topology) -> Result<Chain> {
         let order = topology.chain_order()?;
+        let kinds = joint_kinds(topology)?;
+        let joints = topology.joints();
+        if joints.len() != topology.len() || joints.iter().enumerate().any(|(i, j)| j.module != i) {
+            return Err(not_a_chain(topology, "every module needs exactly one joint".into()));
+        }
         let mut lengths = Vec::with_capacity(topology.len());
         let mut masses = Vec::with_capacity(topology.len());
-        for m in &topology.modules {
-            let kind = catalog.kind(&m.kind)?;
-            lengths.push(kind.length_m);
-            masses.push(kind.mass_kg);
+        for i in 0..topology.len() {
+            let kind = topology.kind_of(i);
+            let (lo, hi) = kind.bounds_at_zero();
+            lengths.push(hi.x - lo.x);
+            masses.push(kind.mass_kg());
         }
-        let joints = topology.joints();
         Ok(Chain {
             joint_names: joints.iter().map(|j| j.name.clone()).collect(),
-            joint_kinds: joints.iter().map(|j| j.kind).collect(),
+            rolls: kinds
+                .iter()
+                .map(|k| match k {
+                    JointKind::Pitch => Roll::Deg0,
+                    JointKind::Yaw => Roll::Deg90,
+                })
+                .collect(),
+            joint_kinds: kinds,
             order,
             lengths,
             masses,
-            rolls: topology.modules.iter().map(|m| m.roll).collect(),
         })
     }
 
@@ -103,13 +191,15 @@ impl Chain {
             return Err(CoreError::JointCount {
                 expected: m,
                 got: angles.len(),
-            });
+            }
+            .into());
         }
         if let Some(i) = angles.iter().position(|a| !a.is_finite()) {
             return Err(CoreError::NotFinite {
                 joint: self.joint_names[i].clone(),
                 value: angles[i],
-            });
+            }
+            .into());
         }
         let mut points = Vec::with_capacity(m + 2);
         let mut halves = Vec::with_capacity(2 * m);
@@ -243,13 +333,13 @@ pub mod minimal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::Topology;
+    use modbot_core::ModuleCatalog;
     use approx::assert_relative_eq;
     use std::f64::consts::FRAC_PI_2;
 
     fn chain(spec: &str) -> Chain {
         let c = ModuleCatalog::builtin();
-        Chain::new(&Topology::from_spec(&spec.parse().unwrap(), &c).unwrap(), &c).unwrap()
+        Chain::new(&Topology::from_spec(&spec.parse().unwrap(), &c).unwrap()).unwrap()
     }
 
     #[test]
@@ -278,7 +368,7 @@ mod tests {
         let ch = chain("pp:3");
         assert!(matches!(
             ch.forward(&[0.0; 2], &Isometry3::identity()),
-            Err(CoreError::JointCount { expected: 3, got: 2 })
+            Err(GaitError::Core(CoreError::JointCount { expected: 3, got: 2 }))
         ));
         let e = ch.forward(&[0.0, f64::NAN, 0.0], &Isometry3::identity()).unwrap_err();
         assert!(e.to_string().contains("joint_2"), "{e}");
