@@ -77,6 +77,18 @@ pub enum SimError {
         /// Time simulated.
         have: f64,
     },
+    /// An event-driven controller did not complete its cycles in the time allowed.
+    #[error("controller `{controller}` completed {done} of {wanted} cycles in {time} s of simulation (a pose it never reaches?)")]
+    Stalled {
+        /// The controller.
+        controller: String,
+        /// Cycles completed.
+        done: usize,
+        /// Cycles wanted.
+        wanted: usize,
+        /// Time allowed, s.
+        time: f64,
+    },
     /// From the description layer.
     #[error(transparent)]
     Description(#[from] DescriptionError),

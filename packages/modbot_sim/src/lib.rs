@@ -13,5 +13,5 @@ pub mod world;
 pub use error::{Result, SimError};
 pub use measure::{Recorder, Report, Sample};
 pub use robot::{Servo, SimRobot};
-pub use run::{RunOutput, RunPlan, run_gait};
+pub use run::{RunOutput, RunPlan, run_controller, run_gait};
 pub use world::{Engine, SimSettings, Simulator};

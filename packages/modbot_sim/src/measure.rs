@@ -72,15 +72,25 @@ impl Recorder {
         &self.samples[i.min(self.samples.len() - 1)]
     }
 
-    /// Applies the protocol: discard `warmup` cycles of period `period`, measure over the
-    /// next `cycles`. `body_length` (m) scales the speed.
-    pub fn report(&self, period: f64, warmup: usize, cycles: usize, body_length: f64) -> Result<Report> {
-        let t0 = warmup as f64 * period;
-        let t1 = t0 + cycles as f64 * period;
-        let have = self.samples.last().map(|s| s.t).unwrap_or(0.0);
-        if cycles == 0 || have + 1e-9 < t1 {
-            return Err(SimError::TooShort { needed: t1, have });
+    /// Applies the protocol: discard `warmup` cycles, measure over the next `cycles`.
+    /// `boundaries` are the times the cycles start and end (time since the first sample:
+    /// k·T for a clock-driven gait, measured for an event-driven one), at least
+    /// `warmup + cycles + 1` of them. `body_length` (m) scales the speed.
+    pub fn report(&self, boundaries: &[f64], warmup: usize, cycles: usize, body_length: f64) -> Result<Report> {
+        let start = self.samples.first().map(|s| s.t).unwrap_or(0.0);
+        let have = self.samples.last().map(|s| s.t).unwrap_or(0.0) - start;
+        let Some(&end) = boundaries.get(warmup + cycles) else {
+            return Err(SimError::TooShort {
+                needed: f64::INFINITY,
+                have,
+            });
+        };
+        if cycles == 0 || have + 1e-9 < end {
+            return Err(SimError::TooShort { needed: end, have });
         }
+        let boundary = |k: usize| start + boundaries[warmup + k];
+        let (t0, t1) = (boundary(0), boundary(cycles));
+        let period = (t1 - t0) / cycles as f64;
         let first = &self.samples[0];
         let gamma0 = first.heading;
         let body = |s: &Sample, from: &Sample| {
@@ -90,10 +100,11 @@ impl Recorder {
         };
         let per_cycle: Vec<CycleStep> = (0..cycles)
             .map(|k| {
-                let a = self.at(t0 + k as f64 * period);
-                let b = self.at(t0 + (k + 1) as f64 * period);
+                let a = self.at(boundary(k));
+                let b = self.at(boundary(k + 1));
                 let (dx, dy) = body(b, a);
                 CycleStep {
+                    duration_s: boundary(k + 1) - boundary(k),
                     dx_m: dx,
                     dy_m: dy,
                     dheading_deg: (b.heading - a.heading).to_degrees(),
@@ -140,6 +151,8 @@ impl Recorder {
 /// Displacement over one cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct CycleStep {
+    /// How long the cycle took, s.
+    pub duration_s: f64,
     /// Along the initial body axis, m.
     pub dx_m: f64,
     /// Across it (left positive), m.
@@ -153,7 +166,8 @@ pub struct CycleStep {
 /// What the protocol measures.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
-    /// Period T, s.
+    /// Cycle time, s: the period T of a clock-driven gait, the measured mean of an
+    /// event-driven one.
     pub period_s: f64,
     /// Cycles discarded.
     pub warmup_cycles: usize,

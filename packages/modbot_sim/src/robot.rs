@@ -1,6 +1,6 @@
 //! A robot ready for simulation: a checked URDF and a servo per movable joint.
 
-use modbot_core::{ModuleCatalog, Topology};
+use modbot_core::{Actuator, Topology};
 use modbot_description::model::JointKind;
 use modbot_description::{DescriptionConfig, UrdfModel, urdf};
 
@@ -32,23 +32,31 @@ pub struct SimRobot {
 }
 
 impl SimRobot {
-    /// A modbot chain: the URDF modbot_description generates (the same file Gazebo loads) and
-    /// the servos of each module kind from the catalog.
-    pub fn from_topology(topology: &Topology, catalog: &ModuleCatalog) -> Result<SimRobot> {
-        let text = urdf::urdf(topology, catalog, &DescriptionConfig::builtin())?;
+    /// A modbot robot: the URDF modbot_description generates from its graph (the same file
+    /// Gazebo loads) and the actuator of each joint from its module kind.
+    pub fn from_topology(topology: &Topology) -> Result<SimRobot> {
+        let text = urdf::urdf(topology, &DescriptionConfig::builtin())?;
         let model = UrdfModel::parse(&text, &format!("{}.urdf", topology.name))?;
         let joints = topology.joints();
         let mut servos = Vec::with_capacity(joints.len());
-        let mut friction = f64::INFINITY;
         for j in &joints {
-            let kind = catalog.kind(&topology.modules[j.module].kind)?;
-            servos.push(Servo {
-                kp: kind.servo.kp,
-                max_speed: kind.max_speed_rad_s(),
-                max_torque: kind.servo.max_torque_nm,
-            });
-            friction = friction.min(kind.contact.friction);
+            match j.def.actuator {
+                Actuator::Position(s) => servos.push(Servo {
+                    kp: s.kp,
+                    max_speed: j.def.actuator.max_speed_rad_s(),
+                    max_torque: s.max_torque_nm,
+                }),
+                Actuator::Velocity(_) => {
+                    return Err(SimError::Robot {
+                        robot: topology.name.clone(),
+                        what: format!("joint `{}` is velocity-driven, which this engine does not drive", j.name),
+                    });
+                }
+            }
         }
+        let friction = (0..topology.len())
+            .map(|i| topology.kind_of(i).contact.friction)
+            .fold(f64::INFINITY, f64::min);
         Self::new(model, joints.iter().map(|j| j.name.clone()).collect(), servos, friction)
     }
 

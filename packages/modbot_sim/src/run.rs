@@ -1,6 +1,8 @@
-//! Running a gait on the simulator with the measurement protocol.
+//! Running a controller on the simulator, closed loop, with the measurement protocol.
 
-use modbot_gaits::{Gait, GaitPlayer, Transition};
+use std::collections::BTreeMap;
+
+use modbot_gaits::{Controller, Gait, GaitPlayer, JointTarget, Observation, Transition};
 
 use crate::error::{Result, SimError};
 use crate::measure::{Recorder, Report, Sample};
@@ -15,6 +17,9 @@ pub struct RunPlan {
     pub cycles: usize,
     /// Rate at which joint targets are sent, Hz.
     pub control_rate_hz: f64,
+    /// Simulated time after which a controller whose cycles end by events (a pose sequence
+    /// that never reaches its pose) is given up, s.
+    pub max_time_s: f64,
 }
 
 impl Default for RunPlan {
@@ -23,6 +28,7 @@ impl Default for RunPlan {
             warmup_cycles: 2,
             cycles: 4,
             control_rate_hz: 100.0,
+            max_time_s: 600.0,
         }
     }
 }
@@ -36,9 +42,116 @@ pub struct RunOutput {
     pub report: Report,
 }
 
-/// Plays `gait` from rest (ramped in by a [`GaitPlayer`]) for warm-up plus measured cycles,
-/// sending targets at the control rate while physics runs at its own step. `progress` is
-/// called after every control tick with (simulated time, total time).
+/// Runs `controller` on `sim` from its current state for warm-up plus measured cycles, closed
+/// loop: every control tick the controller sees the joint positions and velocities and the
+/// base pose, and its targets go to the joints while physics runs at its own step.
+/// A clock-driven controller's cycles are its periods; an event-driven one's (a pose
+/// sequence) are counted as they complete, and the report gives their measured length.
+/// `progress` is called after every tick with (simulated time, expected total time).
+pub fn run_controller(
+    sim: &mut Simulator,
+    controller: &mut dyn Controller,
+    plan: RunPlan,
+    body_length_m: f64,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<RunOutput> {
+    let settings = |key: &str, value: f64, expected: &str| SimError::Settings {
+        key: key.into(),
+        value: value.to_string(),
+        expected: expected.into(),
+    };
+    if !(plan.control_rate_hz.is_finite() && plan.control_rate_hz > 0.0) {
+        return Err(settings("control_rate_hz", plan.control_rate_hz, "a rate > 0 Hz"));
+    }
+    if !(plan.max_time_s.is_finite() && plan.max_time_s > 0.0) {
+        return Err(settings("max_time_s", plan.max_time_s, "a time > 0 s"));
+    }
+    let n = sim.joint_names().len();
+    if controller.joint_count() != n {
+        return Err(SimError::JointCount {
+            expected: n,
+            got: controller.joint_count(),
+        });
+    }
+    let wanted = plan.warmup_cycles + plan.cycles;
+    let period = controller.period();
+    let dt = 1.0 / plan.control_rate_hz;
+    let substeps = (dt / sim.step_size()).round().max(1.0) as usize;
+    let expected_total = match period {
+        Some(p) => wanted as f64 * p,
+        None => plan.max_time_s,
+    };
+    let t_start = sim.time();
+    let mut rec = Recorder::default();
+    let mut positions = sim.joint_positions();
+    rec.record(sim, &positions);
+    let mut velocities = vec![0.0; n];
+    let mut targets = vec![JointTarget::Position(0.0); n];
+    let mut values = vec![0.0; n];
+    let sensors = BTreeMap::new();
+    // Cycle boundaries, in simulated time since the start.
+    let mut boundaries = vec![0.0];
+    let ticks = match period {
+        Some(p) => (wanted as f64 * p / dt).ceil() as usize,
+        None => (plan.max_time_s / dt).ceil() as usize,
+    };
+    for _ in 0..ticks {
+        let obs = Observation {
+            time: sim.time() - t_start,
+            positions: &positions,
+            velocities: &velocities,
+            base: sim.root_pose(),
+            sensors: &sensors,
+        };
+        controller.step(dt, &obs, &mut targets);
+        for (v, t) in values.iter_mut().zip(&targets) {
+            *v = t.value();
+        }
+        sim.set_targets(&values)?;
+        for _ in 0..substeps {
+            sim.step()?;
+        }
+        let now = sim.joint_positions();
+        for ((v, q), p) in velocities.iter_mut().zip(&now).zip(&positions) {
+            *v = (q - p) / dt;
+        }
+        positions = now;
+        rec.record(sim, &values);
+        progress(sim.time() - t_start, expected_total);
+        if period.is_none() {
+            while boundaries.len() <= controller.completed_cycles() {
+                boundaries.push(sim.time() - t_start);
+            }
+            if boundaries.len() > wanted {
+                break;
+            }
+        }
+    }
+    let report = match period {
+        Some(p) => {
+            let boundaries: Vec<f64> = (0..=wanted).map(|k| k as f64 * p).collect();
+            rec.report(&boundaries, plan.warmup_cycles, plan.cycles, body_length_m)?
+        }
+        None => {
+            if boundaries.len() <= wanted {
+                return Err(SimError::Stalled {
+                    controller: controller.name().to_string(),
+                    done: boundaries.len() - 1,
+                    wanted,
+                    time: plan.max_time_s,
+                });
+            }
+            rec.report(&boundaries, plan.warmup_cycles, plan.cycles, body_length_m)?
+        }
+    };
+    Ok(RunOutput {
+        samples: rec.samples,
+        report,
+    })
+}
+
+/// Plays a sine `gait` from rest (ramped in by a [`GaitPlayer`], blends and slew limit as the
+/// gait node does) for warm-up plus measured cycles: [`run_controller`] with the player.
 pub fn run_gait(
     sim: &mut Simulator,
     gait: Box<dyn Gait>,
@@ -48,35 +161,7 @@ pub fn run_gait(
     body_length_m: f64,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<RunOutput> {
-    if !(plan.control_rate_hz.is_finite() && plan.control_rate_hz > 0.0) {
-        return Err(SimError::Settings {
-            key: "control_rate_hz".into(),
-            value: plan.control_rate_hz.to_string(),
-            expected: "a rate > 0 Hz".into(),
-        });
-    }
-    let period = gait.period();
-    let total = (plan.warmup_cycles + plan.cycles) as f64 * period;
-    let dt = 1.0 / plan.control_rate_hz;
-    let substeps = (dt / sim.step_size()).round().max(1.0) as usize;
-    let n = sim.joint_names().len();
-    let mut player = GaitPlayer::new(vec![0.0; n], max_speed_rad_s, transition);
+    let mut player = GaitPlayer::new(sim.joint_positions(), max_speed_rad_s, transition);
     player.start(gait);
-    let mut rec = Recorder::default();
-    rec.record(sim, &vec![0.0; n]);
-    let ticks = (total / dt).ceil() as usize;
-    for _ in 0..ticks {
-        let targets = player.step(dt).to_vec();
-        sim.set_targets(&targets)?;
-        for _ in 0..substeps {
-            sim.step()?;
-        }
-        rec.record(sim, &targets);
-        progress(sim.time(), total);
-    }
-    let report = rec.report(period, plan.warmup_cycles, plan.cycles, body_length_m)?;
-    Ok(RunOutput {
-        samples: rec.samples,
-        report,
-    })
+    run_controller(sim, &mut player, plan, body_length_m, progress)
 }

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
 
-use modbot_core::predict;
+use modbot_gaits::predict;
 use modbot_core::{ModuleCatalog, Scenario, Topology};
 use modbot_gaits::GaitLibrary;
 use modbot_sim::{Report, RunPlan, SimRobot, SimSettings, Simulator, run_gait};
@@ -16,9 +16,9 @@ fn run(robot: &str, gait: &str, set: &[(&str, f64)], cycles: usize) -> Report {
     let topo = Topology::from_spec(&robot.parse().unwrap(), &cat).unwrap();
     let lib = GaitLibrary::builtin();
     let set: Vec<(String, f64)> = set.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    let built = lib.build(gait, &topo, &cat, &set).unwrap();
+    let built = lib.build(gait, &topo, &set).unwrap();
     let scenario = Scenario::from_yaml("name: flat\n", "flat").unwrap();
-    let robot_model = SimRobot::from_topology(&topo, &cat).unwrap();
+    let robot_model = SimRobot::from_topology(&topo).unwrap();
     let mut sim = Simulator::new(&robot_model, &scenario, SimSettings::for_scenario(&scenario)).unwrap();
     let plan = RunPlan {
         cycles,

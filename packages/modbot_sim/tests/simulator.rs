@@ -13,20 +13,20 @@ fn flat() -> Scenario {
 fn robot(spec: &str) -> (Topology, SimRobot) {
     let cat = ModuleCatalog::builtin();
     let t = Topology::from_spec(&spec.parse().unwrap(), &cat).unwrap();
-    let r = SimRobot::from_topology(&t, &cat).unwrap();
+    let r = SimRobot::from_topology(&t).unwrap();
     (t, r)
 }
 
 fn trajectory(spec: &str, gait: &str) -> Vec<(f64, [f64; 3], Vec<f64>)> {
-    let cat = ModuleCatalog::builtin();
     let (t, r) = robot(spec);
     let lib = GaitLibrary::builtin();
-    let g = lib.build(gait, &t, &cat, &[]).unwrap().generator;
+    let g = lib.build(gait, &t, &[]).unwrap().generator;
     let mut sim = Simulator::new(&r, &flat(), SimSettings::for_scenario(&flat())).unwrap();
     let plan = RunPlan {
         warmup_cycles: 0,
         cycles: 1,
         control_rate_hz: 100.0,
+        ..RunPlan::default()
     };
     let out = run_gait(
         &mut sim,
@@ -227,11 +227,10 @@ fn divergence_is_reported() {
 }
 
 fn step_of(settings: SimSettings, spec: &str, gait: &str, set: &[(&str, f64)]) -> modbot_sim::Report {
-    let cat = ModuleCatalog::builtin();
     let (t, r) = robot(spec);
     let lib = GaitLibrary::builtin();
     let set: Vec<(String, f64)> = set.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    let g = lib.build(gait, &t, &cat, &set).unwrap().generator;
+    let g = lib.build(gait, &t, &set).unwrap().generator;
     let mut sim = Simulator::new(&r, &flat(), settings).unwrap();
     let speeds = r.servos.iter().map(|s| s.max_speed).collect();
     let plan = RunPlan {
@@ -279,7 +278,6 @@ fn native_and_rapier_engines_agree() {
 #[test]
 fn a_wall_stops_the_robot() {
     let (t, r) = robot("pp:4");
-    let cat = ModuleCatalog::builtin();
     let lib = GaitLibrary::builtin();
     // pp:4 is 28.8 cm long; its head starts at x = 0.288, the wall face is at 0.34.
     let s = Scenario::from_yaml(
@@ -291,7 +289,6 @@ fn a_wall_stops_the_robot() {
         .build(
             "caterpillar",
             &t,
-            &cat,
             &[("A".to_string(), 40.0), ("dphi".to_string(), -110.0)],
         )
         .unwrap()
@@ -302,6 +299,7 @@ fn a_wall_stops_the_robot() {
         warmup_cycles: 0,
         cycles: 8,
         control_rate_hz: 100.0,
+        ..RunPlan::default()
     };
     let out = run_gait(&mut sim, Box::new(g), lib.transition, speeds, plan, 1.0, &mut |_, _| {}).unwrap();
     let (_, head) = sim.ends();

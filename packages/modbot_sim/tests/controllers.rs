@@ -1,0 +1,79 @@
+//! Closed-loop controllers on the simulator: a pose sequence advances when its joints get
+//! there, and its measured cycle time is the servo's closed-form travel time.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
+
+use modbot_core::{ModuleCatalog, Scenario, Topology};
+use modbot_gaits::{Controller, PoseSequence};
+use modbot_sim::{RunPlan, SimError, SimRobot, SimSettings, Simulator, run_controller};
+
+fn flat() -> Scenario {
+    Scenario::from_yaml("name: flat\n", "flat").unwrap()
+}
+
+/// Two poses, joint_1 at ±A with the servo's tolerance (5°), the other joints held.
+fn swing(t: &Topology, a_deg: f64) -> PoseSequence {
+    let text = format!(
+        "name: swing\nposes:\n  - {{name: up, targets: {{joint_1: {{position_deg: {a_deg}}}}}}}\n  - {{name: down, targets: {{joint_1: {{position_deg: {}}}}}}}\n",
+        -a_deg
+    );
+    PoseSequence::from_yaml(&text, "swing.yaml", t).unwrap()
+}
+
+/// Closed form of the source's servo (w = kp·e clipped to W_max): from an error e0 it runs
+/// at W_max down to e_s = W_max/kp, then decays as e_s·exp(−kp t) down to the tolerance.
+/// A pose is entered with the joint `tol` short of the previous target, so e0 = 2A − tol.
+fn servo_time(a: f64, tol: f64, kp: f64, w_max: f64) -> f64 {
+    let e0 = 2.0 * a - tol;
+    let es = w_max / kp;
+    (e0 - es) / w_max + (es / tol).ln() / kp
+}
+
+#[test]
+fn a_pose_sequence_cycle_takes_the_servo_travel_time() {
+    let c = ModuleCatalog::builtin();
+    let t = Topology::from_spec(&"pp:2".parse().unwrap(), &c).unwrap();
+    let robot = SimRobot::from_topology(&t).unwrap();
+    let mut sim = Simulator::new(&robot, &flat(), SimSettings::for_scenario(&flat())).unwrap();
+    let mut seq = swing(&t, 40.0);
+    let plan = RunPlan {
+        warmup_cycles: 1,
+        cycles: 4,
+        control_rate_hz: 100.0,
+        ..RunPlan::default()
+    };
+    let out = run_controller(&mut sim, &mut seq, plan, 0.144, &mut |_, _| {}).unwrap();
+    assert_eq!(seq.completed_cycles(), 5);
+    let (kp, w_max) = (8.6, 260f64.to_radians());
+    // Two poses a cycle; a pose ends at the first control tick (10 ms) after the joint is
+    // within tolerance, half a tick late on average.
+    let want = 2.0 * (servo_time(40f64.to_radians(), 5f64.to_radians(), kp, w_max) + 0.005);
+    let got = out.report.period_s;
+    eprintln!("pose-sequence cycle: measured {got:.4} s, closed form {want:.4} s");
+    assert!((got - want).abs() / want < 0.05, "cycle {got:.4} s, closed form {want:.4} s");
+    for c in &out.report.per_cycle {
+        assert!((c.duration_s - got).abs() < 0.021, "{c:?}");
+    }
+    // The joint really swung: it passed within tolerance of both targets.
+    let angles: Vec<f64> = out.samples.iter().map(|s| s.angles[0].to_degrees()).collect();
+    let (lo, hi) = angles.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
+    assert!(lo < -35.0 && hi > 35.0, "{lo} {hi}");
+}
+
+#[test]
+fn a_sequence_that_cannot_finish_in_time_is_reported_not_waited_for() {
+    let c = ModuleCatalog::builtin();
+    let t = Topology::from_spec(&"pp:2".parse().unwrap(), &c).unwrap();
+    let robot = SimRobot::from_topology(&t).unwrap();
+    let mut sim = Simulator::new(&robot, &flat(), SimSettings::for_scenario(&flat())).unwrap();
+    let mut seq = swing(&t, 40.0);
+    let plan = RunPlan {
+        warmup_cycles: 0,
+        cycles: 3,
+        control_rate_hz: 100.0,
+        max_time_s: 1.0,
+    };
+    let e = run_controller(&mut sim, &mut seq, plan, 0.144, &mut |_, _| {}).unwrap_err();
+    assert!(matches!(e, SimError::Stalled { done: 1, wanted: 3, .. }), "{e}");
+    assert!(e.to_string().contains("swing"), "{e}");
+}
