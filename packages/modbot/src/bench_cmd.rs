@@ -6,27 +6,46 @@ use std::time::Instant;
 use anyhow::Result;
 use modbot_gaits::Gait;
 
-use crate::cli::BenchArgs;
-use crate::sim_setup::{scenario, setup};
+use modbot_app::{EvalOptions, SimSession, load_robot, load_world};
+use modbot_sim::Engine;
+
+use crate::common::{ConfigArgs, emit};
+
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// What to measure: `sim` (physics speed), `astar` (grid A* against `pathfinding`) or
+    /// `ros` (DDS latency and rate over loopback, in a private network namespace).
+    #[arg(value_parser = ["sim", "astar", "ros"])]
+    pub what: String,
+    /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
+    /// `rapier` (a rapier3d multibody, the cross-check).
+    #[arg(long, default_value = "native")]
+    pub engine: Engine,
+    /// A* queries per map.
+    #[arg(long, default_value_t = 100)]
+    pub queries: usize,
+    /// Simulated seconds per case.
+    #[arg(long, default_value_t = 10.0)]
+    pub seconds: f64,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
 
 pub fn run(args: &BenchArgs) -> Result<()> {
     let catalog = args.config.catalog()?;
     let library = args.config.library()?;
-    let scenario = scenario(None)?;
+    let world = load_world(None)?;
     let mut out = String::from("engine,robot,gait,step_ms,simulated_s,wall_s,real_time_factor,steps_per_s\n");
     for (robot, gait) in [("pp:8", "caterpillar"), ("py:16", "sidewinding")] {
         for step_ms in [1.0, 5.0] {
-            let mut s = setup(
-                robot,
-                gait,
-                &[],
-                &scenario,
-                &catalog,
-                &library,
-                args.engine,
-                Some(step_ms / 1000.0),
-                &|_| {},
-            )?;
+            let topology = load_robot(robot, &catalog)?;
+            let generator = library.build(gait, &topology, &[])?.generator;
+            let options = EvalOptions {
+                engine: args.engine,
+                step_s: Some(step_ms / 1000.0),
+                ..EvalOptions::default()
+            };
+            let mut s = SimSession::new(topology, &world, options.settings(&world), 0)?;
             let n = s.topology.len();
             let mut targets = vec![0.0; n];
             let control_dt = 0.01;
@@ -34,7 +53,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             let ticks = (args.seconds / control_dt).round() as usize;
             let started = Instant::now();
             for k in 0..ticks {
-                s.built.generator.targets_at(k as f64 * control_dt, &mut targets);
+                generator.targets_at(k as f64 * control_dt, &mut targets);
                 s.sim.set_targets(&targets)?;
                 for _ in 0..substeps {
                     s.sim.step()?;
@@ -51,5 +70,5 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             );
         }
     }
-    crate::cli::emit(&out)
+    emit(&out)
 }

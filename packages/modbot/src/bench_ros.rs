@@ -234,5 +234,5 @@ pub fn run() -> Result<()> {
         percentile(&mut reactions, 0.99) * 1e6
     );
     let _ = writeln!(out, "# highest lossless rate (8 joints, reliable, 2 s): {best} Hz");
-    crate::cli::emit(out)
+    crate::common::emit(out)
 }

@@ -6,7 +6,51 @@ use anyhow::{Context, Result};
 use modbot_core::Scenario;
 use modbot_description::{DescriptionConfig, artifacts, sdf, urdf};
 
-use crate::cli::{ExportArgs, ExportWhat, emit};
+use crate::common::{emit};
+
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    #[command(subcommand)]
+    pub what: ExportWhat,
+    /// Output file (default: standard output; `all` writes under its --root).
+    #[arg(long, short, value_name = "FILE", global = true)]
+    pub out: Option<PathBuf>,
+    /// Description settings (default: the shipped config/description.yaml).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub description: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ExportWhat {
+    /// URDF of a robot (pp:M, py:M, pyp) with ros2_control and Gazebo plugins.
+    Urdf {
+        /// Robot.
+        robot: String,
+    },
+    /// ros2_control controllers YAML of a robot.
+    Controllers {
+        /// Robot.
+        robot: String,
+    },
+    /// ros_gz_bridge YAML of a robot.
+    Bridge {
+        /// Robot.
+        robot: String,
+    },
+    /// SDF world of a scenario file.
+    World {
+        /// Scenario YAML.
+        scenario: PathBuf,
+    },
+    /// Every shipped file: urdf/, config/controllers/, config/bridge/, worlds/*.sdf.
+    All {
+        /// Repository root (default: the current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
+}
 
 fn write(out: Option<&Path>, content: &str) -> Result<()> {
     match out {

@@ -7,7 +7,44 @@ use modbot_core::{RobotSpec, Topology};
 use modbot_gaits::{Gait, GaitPlayer};
 use serde::Serialize;
 
-use crate::cli::{BadInput, Format, GaitArgs};
+use crate::common::{BadInput};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// time_s, then one column per joint (radians).
+    Csv,
+    /// One object with the joint names, parameters and samples.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GaitArgs {
+    /// Gait or preset name (see `modbot gaits`).
+    pub name: String,
+    /// Robot: pp:M, py:M or pyp (default: the preset's robot).
+    #[arg(long, short)]
+    pub robot: Option<String>,
+    /// Parameter value, KEY=VALUE (canonical key or the source's symbol, e.g. A=40, dphi=110).
+    #[arg(long = "set", short = 's', value_name = "KEY=VALUE", value_parser = parse_set)]
+    pub set: Vec<(String, f64)>,
+    /// Length of the trajectory, s.
+    #[arg(long, default_value_t = 10.0)]
+    pub duration: f64,
+    /// Samples per second.
+    #[arg(long, default_value_t = 100.0)]
+    pub rate: f64,
+    /// Output format (default: from the file extension of --out, else csv).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Output file (default: standard output).
+    #[arg(long, short, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Emit the steady generator from t = 0, without the ramp from rest.
+    #[arg(long)]
+    pub no_ramp: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
 
 /// Most samples one call writes (10⁸ rows is far past any replay file).
 const MAX_SAMPLES: f64 = 1e8;
@@ -129,7 +166,7 @@ pub fn run(args: &GaitArgs) -> Result<()> {
                 path.display()
             );
         }
-        None => crate::cli::emit(&buf)?,
+        None => crate::common::emit(&buf)?,
     }
     Ok(())
 }

@@ -11,7 +11,24 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use modbot_ros::launch::{Launch, modbot_packages, resolve};
 
-use crate::cli::{BadInput, LaunchArgs};
+use crate::common::{BadInput};
+
+#[derive(Debug, clap::Args)]
+pub struct LaunchArgs {
+    /// The launch file.
+    pub file: PathBuf,
+    /// Launch arguments, NAME:=VALUE.
+    pub args: Vec<String>,
+    /// Print the node command lines instead of starting them.
+    #[arg(long)]
+    pub print: bool,
+    /// List the file's arguments with their descriptions and defaults.
+    #[arg(long)]
+    pub show_args: bool,
+    /// Stop every node after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+}
 
 /// The folder `$(find-pkg-share modbot_bringup)` maps to: `MODBOT_SHARE`, else the nearest
 /// ancestor of the launch file holding `launch/` and `config/`, else the current directory.

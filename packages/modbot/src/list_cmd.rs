@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use anyhow::Result;
 use serde_json::json;
 
-use crate::cli::{ConfigArgs, emit};
+use crate::common::{ConfigArgs, emit};
 
 fn fmt_num(v: f64) -> String {
     if v == v.trunc() && v.abs() < 1e9 {

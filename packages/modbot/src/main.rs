@@ -1,17 +1,19 @@
 //! The `modbot` command.
 
 mod bench_cmd;
+#[cfg(feature = "ros")]
 mod bench_ros;
 mod cli;
+mod common;
 mod export_cmd;
 mod gait_cmd;
+#[cfg(feature = "ros")]
 mod launch_cmd;
 mod list_cmd;
 mod molemod_cmd;
 mod plan_cmd;
 mod plot;
 mod run_cmd;
-mod sim_setup;
 mod sweep_cmd;
 
 use std::process::ExitCode;
@@ -20,9 +22,12 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     // `modbot node EXEC ...` is the node itself: its --ros-args and logging are its own.
-    let argv: Vec<String> = std::env::args().collect();
-    if argv.get(1).map(String::as_str) == Some("node") && argv.len() > 2 && !argv[2].starts_with('-') {
-        return modbot_ros::run_node(&argv[2], argv[3..].to_vec());
+    #[cfg(feature = "ros")]
+    {
+        let argv: Vec<String> = std::env::args().collect();
+        if argv.get(1).map(String::as_str) == Some("node") && argv.len() > 2 && !argv[2].starts_with('-') {
+            return modbot_ros::run_node(&argv[2], argv[3..].to_vec());
+        }
     }
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -36,7 +41,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(cli::exit_code(&e))
+            ExitCode::from(common::exit_code(&e))
         }
     }
 }

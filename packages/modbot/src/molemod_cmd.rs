@@ -8,7 +8,46 @@ use modbot_planner::molemod::grid::Cell;
 use modbot_planner::molemod::{GridState, HeuristicKind, MoleError, Options, Plan, Task, check_plan, plan};
 use serde_json::json;
 
-use crate::cli::{BadInput, MolemodArgs, MolemodWhat};
+use crate::common::{BadInput};
+
+#[derive(Debug, clap::Args)]
+pub struct MolemodArgs {
+    #[command(subcommand)]
+    pub what: MolemodWhat,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MolemodWhat {
+    /// Plan a task file (initial and goal grids, options) and print the frames.
+    Plan {
+        /// Task YAML.
+        task: PathBuf,
+        /// Print one JSON object (cost, actions, states, expansions, micros).
+        #[arg(long)]
+        json: bool,
+        /// Write an SVG storyboard.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+        /// Time limit, ms (Timeout beyond).
+        #[arg(long, default_value_t = 60_000)]
+        time_limit_ms: u64,
+        /// Heuristic: manhattan, source, strong or zero (default: the task's).
+        #[arg(long)]
+        heuristic: Option<String>,
+        /// Weight of h (≥ 1; > 1 is bounded-suboptimal).
+        #[arg(long)]
+        weight: Option<f64>,
+    },
+    /// Benchmark task families (row → L, column, stairs) on 5 × 5 up to 8 × 8, 1 to 6 robots.
+    Bench {
+        /// Time limit per task, ms.
+        #[arg(long, default_value_t = 10_000)]
+        time_limit_ms: u64,
+        /// Largest grid side (5 to 8).
+        #[arg(long, default_value_t = 6)]
+        max_size: usize,
+    },
+}
 
 pub fn run(args: &MolemodArgs) -> Result<()> {
     match &args.what {
@@ -52,9 +91,9 @@ pub fn run(args: &MolemodArgs) -> Result<()> {
                     "reopened": p.stats.reopened,
                     "micros": p.stats.micros,
                 });
-                crate::cli::emit(serde_json::to_string_pretty(&doc)? + "\n")
+                crate::common::emit(serde_json::to_string_pretty(&doc)? + "\n")
             } else {
-                crate::cli::emit(frames(&p))
+                crate::common::emit(frames(&p))
             }
         }
         MolemodWhat::Bench {
@@ -246,5 +285,5 @@ fn bench(time_limit_ms: u64, max_size: usize) -> Result<()> {
             }
         }
     }
-    crate::cli::emit(out)
+    crate::common::emit(out)
 }

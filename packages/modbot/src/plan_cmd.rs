@@ -7,7 +7,53 @@ use std::time::Instant;
 use anyhow::Result;
 use modbot_planner::grid::{AStar, Connectivity, GridMap, Occupancy, PlanError, parse_scen};
 
-use crate::cli::{BadInput, PlanArgs};
+use crate::common::{BadInput};
+
+#[derive(Debug, clap::Args)]
+pub struct PlanArgs {
+    /// Scenario YAML for a strategic plan.
+    pub scenario: Option<PathBuf>,
+    /// Goal x,y in m (default: the scenario's).
+    #[arg(long, value_parser = parse_xy)]
+    pub goal: Option<[f64; 2]>,
+    /// Configurations available, comma separated.
+    #[arg(long, default_value = "single_module,quadruped,wheeled")]
+    pub available: String,
+    /// Configuration at the start.
+    #[arg(long, default_value = "single_module")]
+    pub start: String,
+    /// Capability table (default: the shipped config/capabilities.yaml).
+    #[arg(long)]
+    pub capabilities: Option<PathBuf>,
+    /// Use the source's template decomposition instead of the search.
+    #[arg(long)]
+    pub source_mode: bool,
+    /// Grid cell size for the search, m.
+    #[arg(long, default_value_t = 0.05)]
+    pub resolution: f64,
+    /// Write a PNG of the terrain, path and sub-goals (search mode).
+    #[arg(long, value_name = "FILE")]
+    pub png: Option<PathBuf>,
+    /// Moving AI map (.map).
+    #[arg(long, requires = "scen")]
+    pub map: Option<PathBuf>,
+    /// Moving AI scenarios (.scen).
+    #[arg(long, requires = "map")]
+    pub scen: Option<PathBuf>,
+    /// 4-connected moves (default: 8-connected, octile, no corner cutting).
+    #[arg(long)]
+    pub four: bool,
+}
+
+fn parse_xy(s: &str) -> Result<[f64; 2], String> {
+    let (x, y) = s.split_once(',').ok_or_else(|| format!("`{s}`: expected x,y"))?;
+    let p = |v: &str| {
+        v.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("`{s}`: `{v}` is not a number"))
+    };
+    Ok([p(x)?, p(y)?])
+}
 
 pub fn run(args: &PlanArgs) -> Result<()> {
     match (&args.map, &args.scen, &args.scenario) {
@@ -83,7 +129,7 @@ row,conf_req,configuration,reference,lateral_m,longitudinal_m,yaw_deg,ability,ac
             r.action
         );
     }
-    crate::cli::emit(out)
+    crate::common::emit(out)
 }
 
 fn movingai(map_path: &std::path::Path, scen_path: &std::path::Path, four: bool) -> Result<()> {
@@ -110,7 +156,7 @@ fn movingai(map_path: &std::path::Path, scen_path: &std::path::Path, four: bool)
             }
         }
     }
-    crate::cli::emit(out)
+    crate::common::emit(out)
 }
 
 fn random_map(n: usize, seed: u64) -> GridMap {
@@ -217,5 +263,5 @@ pub fn bench(queries: usize, sizes: &[usize]) -> Result<()> {
             theirs_ms / ours_ms
         );
     }
-    crate::cli::emit(out)
+    crate::common::emit(out)
 }

@@ -7,11 +7,70 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use modbot_sim::{Report, RunPlan, run_gait};
+use modbot_app::{ControllerSpec, EvalOptions, evaluate, load_robot, load_world};
+use modbot_sim::{Engine, Report, RunPlan};
 use serde_json::json;
 
-use crate::cli::{BadInput, RunArgs};
-use crate::sim_setup::{scenario, setup};
+use crate::common::{BadInput, ConfigArgs, parse_set};
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Robot: a preset (pp:M, py:M, pyp) or a robot file (config/robots/*.yaml).
+    #[arg(long, short, default_value = "pp:8")]
+    pub robot: String,
+    /// Gait or preset name (see `modbot gaits`).
+    #[arg(long, short, default_value = "caterpillar", conflicts_with = "poses")]
+    pub gait: String,
+    /// A pose sequence file to run instead of a gait; its cycles are passes through its
+    /// poses and their length is measured.
+    #[arg(long, value_name = "FILE")]
+    pub poses: Option<PathBuf>,
+    /// Start-pose perturbation seed (0: the world's start as written; others move it by up
+    /// to ±5 mm and ±2°).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Simulated time after which a pose sequence that does not complete its cycles is
+    /// given up, s.
+    #[arg(long, default_value_t = 600.0)]
+    pub max_time: f64,
+    /// Parameter value, KEY=VALUE (e.g. A=40, dphi=110).
+    #[arg(long = "set", short = 's', value_name = "KEY=VALUE", value_parser = parse_set)]
+    pub set: Vec<(String, f64)>,
+    /// Cycles measured after the warm-up.
+    #[arg(long, default_value_t = 10)]
+    pub cycles: usize,
+    /// Cycles discarded before measuring (the source discards 2).
+    #[arg(long, default_value_t = 2)]
+    pub warmup: usize,
+    /// World: a scenario .yaml (or the generated .sdf beside it); default flat ground, μ = 0.2.
+    #[arg(long, value_name = "FILE")]
+    pub world: Option<PathBuf>,
+    /// Run folder (default runs/<robot>_<gait>).
+    #[arg(long, short, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Control rate, Hz.
+    #[arg(long, default_value_t = 100.0)]
+    pub rate: f64,
+    /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
+    /// `rapier` (a rapier3d multibody, the cross-check).
+    #[arg(long, default_value = "native")]
+    pub engine: Engine,
+    /// Physics step in ms (default: the world's).
+    #[arg(long)]
+    pub step_ms: Option<f64>,
+    /// Solver iterations per physics step (native: Gauss–Seidel sweeps, default 10;
+    /// rapier: substeps, default 8).
+    #[arg(long)]
+    pub solver_iterations: Option<usize>,
+    /// Gauss-Seidel sweeps per solver iteration (native default 1, rapier 4).
+    #[arg(long)]
+    pub pgs_iterations: Option<usize>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
 
 pub fn run(args: &RunArgs) -> Result<()> {
     if args.cycles == 0 {
@@ -19,81 +78,73 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     let catalog = args.config.catalog()?;
     let library = args.config.library()?;
-    let scenario = scenario(args.world.as_deref())?;
-    let step_s = args.step_ms.map(|ms| ms / 1000.0);
-    let (iterations, pgs) = (args.solver_iterations, args.pgs_iterations);
-    let mut s = setup(
-        &args.robot,
-        &args.gait,
-        &args.set,
-        &scenario,
-        &catalog,
-        &library,
-        args.engine,
-        step_s,
-        &|st| {
-            if let Some(i) = iterations {
-                st.solver_iterations = i;
+    let world = load_world(args.world.as_deref())?;
+    let robot = load_robot(&args.robot, &catalog)?;
+    let controller = match &args.poses {
+        Some(path) => {
+            if !args.set.is_empty() {
+                return Err(BadInput("--set gives gait parameters; a pose sequence (--poses) has none".into()).into());
             }
-            if let Some(p) = pgs {
-                st.pgs_iterations = p;
-            }
+            ControllerSpec::PoseSequence(path.clone())
+        }
+        None => ControllerSpec::Gait {
+            name: args.gait.clone(),
+            params: args.set.clone(),
         },
-    )?;
-    for note in &s.built.notes {
-        eprintln!("note: {note}");
-    }
-    let plan = RunPlan {
-        warmup_cycles: args.warmup,
-        cycles: args.cycles,
-        control_rate_hz: args.rate,
     };
-    let period = s.built.generator.period_s;
-    let total = (plan.warmup_cycles + plan.cycles) as f64 * period;
+    let options = EvalOptions {
+        library,
+        engine: args.engine,
+        step_s: args.step_ms.map(|ms| ms / 1000.0),
+        solver_iterations: args.solver_iterations,
+        pgs_iterations: args.pgs_iterations,
+        plan: RunPlan {
+            warmup_cycles: args.warmup,
+            cycles: args.cycles,
+            control_rate_hz: args.rate,
+            max_time_s: args.max_time,
+        },
+    };
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new((total * 1000.0).round() as u64)
+        ProgressBar::new(1000)
     };
     bar.set_style(ProgressStyle::with_template("{bar:40} sim {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()));
     let started = Instant::now();
     let mut last_draw = 0.0;
-    let out = run_gait(
-        &mut s.sim,
-        Box::new(s.built.generator.clone()),
-        library.transition,
-        s.max_speeds.clone(),
-        plan,
-        s.body_length,
-        &mut |t, total| {
-            if t - last_draw >= 0.1 || t >= total {
-                last_draw = t;
-                let rtf = t / started.elapsed().as_secs_f64().max(1e-9);
-                bar.set_position((t * 1000.0).round() as u64);
-                bar.set_message(format!("{t:.1}/{total:.1} s, real-time factor {rtf:.1}"));
-            }
-        },
-    )?;
+    let eval = evaluate(&robot, &controller, &world, args.seed, &options, &mut |t, total| {
+        if t - last_draw >= 0.1 || t >= total {
+            last_draw = t;
+            let rtf = t / started.elapsed().as_secs_f64().max(1e-9);
+            bar.set_length((total * 1000.0).round() as u64);
+            bar.set_position((t * 1000.0).round() as u64);
+            bar.set_message(format!("{t:.1}/{total:.1} s, real-time factor {rtf:.1}"));
+        }
+    })?;
     let wall = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let rtf = s.sim.time() / wall.max(1e-9);
+    for note in &eval.notes {
+        eprintln!("note: {note}");
+    }
+    let rtf = eval.simulated_s / wall.max(1e-9);
 
     let dir = args
         .out
         .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("runs/{}_{}", s.spec.name(), args.gait)));
+        .unwrap_or_else(|| PathBuf::from(format!("runs/{}_{}", robot.name, eval.controller)));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let joint_names = s.topology.joint_names();
+    let joint_names = &eval.joint_names;
 
     let mut csv = String::from("time_s,com_x_m,com_y_m,com_z_m,heading_rad,roll_rad");
-    for j in &joint_names {
-        let _ = write!(csv, ",{j}_target_rad");
+    for j in joint_names {
+        let _ = write!(csv, ",{j}_target");
     }
-    for j in &joint_names {
+    for j in joint_names {
         let _ = write!(csv, ",{j}_angle_rad");
     }
     csv.push('\n');
-    for smp in &out.samples {
+    for smp in &eval.samples {
         let _ = write!(
             csv,
             "{},{},{},{},{},{}",
@@ -108,27 +159,29 @@ pub fn run(args: &RunArgs) -> Result<()> {
     std::fs::write(&csv_path, csv).with_context(|| format!("writing {}", csv_path.display()))?;
 
     let summary = json!({
-        "robot": s.spec.to_string(),
-        "gait": args.gait,
-        "params": s.built.params,
-        "notes": s.built.notes,
-        "world": scenario.name,
-        "engine": s.sim.engine().to_string(),
-        "physics_step_s": s.sim.step_size(),
+        "robot": args.robot,
+        "robot_name": robot.name,
+        "controller": eval.controller,
+        "params": eval.params,
+        "notes": eval.notes,
+        "world": world.name,
+        "seed": args.seed,
+        "engine": eval.engine.to_string(),
+        "physics_step_s": eval.step_s,
         "control_rate_hz": args.rate,
-        "physics_steps": s.sim.steps(),
-        "simulated_s": s.sim.time(),
+        "physics_steps": eval.steps,
+        "simulated_s": eval.simulated_s,
         "wall_s": wall,
         "real_time_factor": rtf,
-        "report": out.report,
+        "report": eval.report,
     });
     let json_path = dir.join("summary.json");
     std::fs::write(&json_path, serde_json::to_string_pretty(&summary)? + "\n")
         .with_context(|| format!("writing {}", json_path.display()))?;
     let png = dir.join("plot.png");
-    crate::plot::run_plot(&png, &format!("{} {}", s.spec, args.gait), &out.samples, &joint_names)?;
+    crate::plot::run_plot(&png, &format!("{} {}", args.robot, eval.controller), &eval.samples, joint_names)?;
 
-    let table = summary_table(&out.report, rtf, s.sim.engine());
+    let table = summary_table(&eval.report, rtf, eval.engine, args.poses.is_some());
     let mut stdout = std::io::stdout().lock();
     let _ = write!(stdout, "{table}");
     let _ = writeln!(
@@ -139,13 +192,21 @@ pub fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-fn summary_table(r: &Report, rtf: f64, engine: modbot_sim::Engine) -> String {
+fn summary_table(r: &Report, rtf: f64, engine: modbot_sim::Engine, measured_cycles: bool) -> String {
     let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "measured over {} cycles after {} warm-up cycles (T = {} s)",
-        r.cycles, r.warmup_cycles, r.period_s
-    );
+    if measured_cycles {
+        let _ = writeln!(
+            t,
+            "measured over {} cycles after {} warm-up cycles (cycle time measured: {:.3} s)",
+            r.cycles, r.warmup_cycles, r.period_s
+        );
+    } else {
+        let _ = writeln!(
+            t,
+            "measured over {} cycles after {} warm-up cycles (T = {} s)",
+            r.cycles, r.warmup_cycles, r.period_s
+        );
+    }
     let rows = [
         ("step along body axis", format!("{:+.2} cm/cycle", r.step_x_m * 100.0)),
         ("step across (left +)", format!("{:+.2} cm/cycle", r.step_y_m * 100.0)),

@@ -5,32 +5,59 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use modbot_sim::{RunPlan, run_gait};
+use modbot_app::{Axis, EvalOptions, load_robot, load_world, sweep};
+use modbot_sim::{Engine, RunPlan};
 
-use crate::cli::{BadInput, SweepArgs};
-use crate::sim_setup::{scenario, setup};
+use crate::common::{BadInput, ConfigArgs, emit, parse_set};
 
-/// Parses `KEY=START:STOP:STEP` into the key and its values.
-pub fn parse_axis(s: &str) -> Result<(String, Vec<f64>), String> {
-    let bad = || format!("`{s}`: expected KEY=START:STOP:STEP, e.g. A=10:60:10");
-    let (k, range) = s.split_once('=').ok_or_else(bad)?;
-    let parts: Vec<f64> = range
-        .split(':')
-        .map(|p| p.trim().parse::<f64>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| bad())?;
-    let [start, stop, step] = parts[..] else {
-        return Err(bad());
-    };
-    if !(step > 0.0 && stop >= start && start.is_finite() && stop.is_finite()) {
-        return Err(bad());
-    }
-    let n = ((stop - start) / step + 1e-9).floor() as usize + 1;
-    if n > 200 {
-        return Err(format!("`{s}`: {n} values; at most 200 per axis"));
-    }
-    Ok((k.trim().to_string(), (0..n).map(|i| start + i as f64 * step).collect()))
+#[derive(Debug, clap::Args)]
+pub struct SweepArgs {
+    /// Robot: a preset (pp:M, py:M, pyp) or a robot file.
+    #[arg(long, short, default_value = "pp:8")]
+    pub robot: String,
+    /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
+    /// `rapier` (a rapier3d multibody, the cross-check).
+    #[arg(long, default_value = "native")]
+    pub engine: Engine,
+    /// Gait or preset name.
+    #[arg(long, short, default_value = "caterpillar")]
+    pub gait: String,
+    /// First axis, KEY=START:STOP:STEP (e.g. A=10:60:10).
+    #[arg(long, value_parser = parse_axis)]
+    pub x: Axis,
+    /// Second axis, KEY=START:STOP:STEP (e.g. dphi=30:180:30).
+    #[arg(long, value_parser = parse_axis)]
+    pub y: Axis,
+    /// Fixed parameters, KEY=VALUE.
+    #[arg(long = "set", short = 's', value_name = "KEY=VALUE", value_parser = parse_set)]
+    pub set: Vec<(String, f64)>,
+    /// Cycles measured per point.
+    #[arg(long, default_value_t = 3)]
+    pub cycles: usize,
+    /// Warm-up cycles per point.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: usize,
+    /// Quantity in the heat map: step_x, step_y, step or heading.
+    #[arg(long, default_value = "step_x", value_parser = ["step_x", "step_y", "step", "heading"])]
+    pub metric: String,
+    /// World (scenario .yaml or generated .sdf).
+    #[arg(long, value_name = "FILE")]
+    pub world: Option<PathBuf>,
+    /// Output folder (default runs/sweep_<robot>_<gait>).
+    #[arg(long, short, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// No progress output.
+    #[arg(long, short)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
+
+/// Parses `KEY=START:STOP:STEP` (clap's value parser; the rules are modbot_app's `Axis`).
+fn parse_axis(s: &str) -> Result<Axis, String> {
+    s.parse::<Axis>().map_err(|e| e.to_string())
+}
+
 
 pub fn run(args: &SweepArgs) -> Result<()> {
     if args.cycles == 0 {
@@ -38,66 +65,49 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     }
     let catalog = args.config.catalog()?;
     let library = args.config.library()?;
-    let scenario = scenario(args.world.as_deref())?;
-    let (xk, xs) = &args.x;
-    let (yk, ys) = &args.y;
-    let plan = RunPlan {
-        warmup_cycles: args.warmup,
-        cycles: args.cycles,
-        control_rate_hz: 100.0,
+    let world = load_world(args.world.as_deref())?;
+    let robot = load_robot(&args.robot, &catalog)?;
+    let (x, y) = (&args.x, &args.y);
+    let options = EvalOptions {
+        library,
+        engine: args.engine,
+        plan: RunPlan {
+            warmup_cycles: args.warmup,
+            cycles: args.cycles,
+            ..RunPlan::default()
+        },
+        ..EvalOptions::default()
     };
-    let mut table = format!("{xk},{yk},step_x_m,step_y_m,heading_change_deg,roll_per_cycle_deg,status\n");
-    let mut grid = vec![vec![f64::NAN; xs.len()]; ys.len()];
-    let total = xs.len() * ys.len();
-    for (iy, y) in ys.iter().enumerate() {
-        for (ix, x) in xs.iter().enumerate() {
-            let mut set = args.set.clone();
-            set.push((xk.clone(), *x));
-            set.push((yk.clone(), *y));
-            let result = setup(
-                &args.robot,
-                &args.gait,
-                &set,
-                &scenario,
-                &catalog,
-                &library,
-                args.engine,
-                None,
-                &|_| {},
-            )
-            .and_then(|mut s| {
-                let out = run_gait(
-                    &mut s.sim,
-                    Box::new(s.built.generator.clone()),
-                    library.transition,
-                    s.max_speeds.clone(),
-                    plan,
-                    s.body_length,
-                    &mut |_, _| {},
-                )?;
-                Ok(out.report)
-            });
-            match result {
-                Ok(r) => {
-                    grid[iy][ix] = match args.metric.as_str() {
-                        "step_y" => r.step_y_m * 100.0,
-                        "step" => r.step_m * 100.0,
-                        "heading" => r.heading_change_deg,
-                        _ => r.step_x_m * 100.0,
-                    };
-                    let _ = writeln!(
-                        table,
-                        "{x},{y},{},{},{},{},ok",
-                        r.step_x_m, r.step_y_m, r.heading_change_deg, r.roll_per_cycle_deg
-                    );
-                }
-                Err(e) => {
-                    let msg = format!("{e:#}").replace([',', '\n'], ";");
-                    let _ = writeln!(table, "{x},{y},nan,nan,nan,nan,{msg}");
-                }
+    let quiet = args.quiet;
+    let points = sweep(&robot, &args.gait, &args.set, x, y, &world, &options, &mut |done, total| {
+        if !quiet {
+            eprint!("\r{done} of {total} points");
+        }
+    });
+    let mut table = format!(
+        "{},{},step_x_m,step_y_m,heading_change_deg,roll_per_cycle_deg,status\n",
+        x.key, y.key
+    );
+    let mut grid = vec![vec![f64::NAN; x.values.len()]; y.values.len()];
+    for (k, p) in points.iter().enumerate() {
+        let (iy, ix) = (k / x.values.len(), k % x.values.len());
+        match &p.result {
+            Ok(r) => {
+                grid[iy][ix] = match args.metric.as_str() {
+                    "step_y" => r.step_y_m * 100.0,
+                    "step" => r.step_m * 100.0,
+                    "heading" => r.heading_change_deg,
+                    _ => r.step_x_m * 100.0,
+                };
+                let _ = writeln!(
+                    table,
+                    "{},{},{},{},{},{},ok",
+                    p.x, p.y, r.step_x_m, r.step_y_m, r.heading_change_deg, r.roll_per_cycle_deg
+                );
             }
-            if !args.quiet {
-                eprint!("\r{} of {total} points", iy * xs.len() + ix + 1);
+            Err(e) => {
+                let msg = e.replace([',', '\n'], ";");
+                let _ = writeln!(table, "{},{},nan,nan,nan,nan,{msg}", p.x, p.y);
             }
         }
     }
@@ -118,12 +128,12 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     crate::plot::heatmap(
         &dir.join("heatmap.png"),
         &format!("{} {}: {} ({unit})", args.robot, args.gait, args.metric),
-        xs,
-        ys,
+        &x.values,
+        &y.values,
         &grid,
-        (xk, yk),
+        (&x.key, &y.key),
     )?;
-    crate::cli::emit(&table)?;
+    emit(&table)?;
     eprintln!("wrote {}/table.csv and heatmap.png", dir.display());
     Ok(())
 }

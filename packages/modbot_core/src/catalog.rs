@@ -367,7 +367,15 @@ impl Geometry {
         }
     }
 
-    /// The corners of the shape's bounding box in its own frame.
+    /// Axis-aligned bounds (min, max) of the shape placed at `pose`.
+    pub fn bounds_in(&self, pose: &Isometry3<f64>) -> (Vector3<f64>, Vector3<f64>) {
+        let r: Matrix3<f64> = pose.rotation.to_rotation_matrix().into_inner().abs();
+        let half = r * self.bounds();
+        let c = pose.translation.vector;
+        (c - half, c + half)
+    }
+
+    /// Half extents of the shape's bounding box in its own frame.
     fn bounds(&self) -> Vector3<f64> {
         match *self {
             Geometry::Box([x, y, z]) => Vector3::new(x, y, z) / 2.0,
@@ -486,13 +494,9 @@ impl ModuleKind {
         let mut hi = Vector3::repeat(f64::NEG_INFINITY);
         for (link, pose) in self.links.iter().zip(&poses) {
             for s in link.shapes.iter().filter(|s| s.collision) {
-                let p = pose * s.pose();
-                let h = s.geometry().bounds();
-                let r: Matrix3<f64> = p.rotation.to_rotation_matrix().into_inner().abs();
-                let half = r * h;
-                let c = p.translation.vector;
-                lo = lo.inf(&(c - half));
-                hi = hi.sup(&(c + half));
+                let (a, b) = s.geometry().bounds_in(&(pose * s.pose()));
+                lo = lo.inf(&a);
+                hi = hi.sup(&b);
             }
         }
         (lo, hi)

@@ -465,6 +465,26 @@ impl Topology {
         s
     }
 
+    /// Bounding box (min, max corners) of every collision shape in the base frame with the
+    /// joints at zero; its x extent is a chain's body length.
+    pub fn bounds_at_zero(&self) -> (Vector3<f64>, Vector3<f64>) {
+        let tree = self.link_tree();
+        let mut lo = Vector3::repeat(f64::INFINITY);
+        let mut hi = Vector3::repeat(f64::NEG_INFINITY);
+        let Ok(poses) = tree.forward(&vec![0.0; tree.joint_count], &Isometry3::identity()) else {
+            return (lo, hi);
+        };
+        for (l, frame) in tree.links.iter().zip(tree.link_frames(&poses)) {
+            let kind = self.kind_of(l.module);
+            for s in kind.links[l.link].shapes.iter().filter(|s| s.collision) {
+                let (a, b) = s.geometry().bounds_in(&(frame * s.pose()));
+                lo = lo.inf(&a);
+                hi = hi.sup(&b);
+            }
+        }
+        (lo, hi)
+    }
+
     /// Number of modules.
     pub fn len(&self) -> usize {
         self.modules.len()
@@ -595,6 +615,8 @@ mod tests {
         let pyp = Topology::from_spec(&"pyp".parse().unwrap(), &c).unwrap();
         assert_eq!(pyp.name, "pyp_3");
         assert_eq!(pyp.chain_order().unwrap(), vec![0, 1, 2]);
+        let (lo, hi) = pp.bounds_at_zero();
+        assert!((hi - lo - Vector3::new(8.0 * 0.072, 0.052, 0.052)).norm() < 1e-12);
         let poses = pp.link_tree().forward(&[0.0; 8], &Isometry3::identity()).unwrap();
         let head = pp.link_tree().links.iter().position(|l| l.name == "module_8_front").unwrap();
         assert!((poses[head].translation.vector - Vector3::new(7.0 * 0.072 + 0.036, 0.0, 0.0)).norm() < 1e-12);

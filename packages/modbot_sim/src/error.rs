@@ -100,5 +100,24 @@ pub enum SimError {
     Gait(#[from] GaitError),
 }
 
+impl SimError {
+    /// Whether what the user gave (robot, world, settings, commands) caused it, as opposed to
+    /// the physics or the run failing: front ends map it to their "bad input" answer.
+    pub fn is_input_error(&self) -> bool {
+        match self {
+            SimError::Robot { .. }
+            | SimError::UnknownJoint { .. }
+            | SimError::JointCount { .. }
+            | SimError::NotFinite { .. }
+            | SimError::ObstacleOverlap { .. }
+            | SimError::Settings { .. }
+            | SimError::Description(_)
+            | SimError::Core(_)
+            | SimError::Gait(_) => true,
+            SimError::Diverged { .. } | SimError::TooShort { .. } | SimError::Stalled { .. } => false,
+        }
+    }
+}
+
 /// Result with [`SimError`].
 pub type Result<T, E = SimError> = std::result::Result<T, E>;

@@ -1,0 +1,87 @@
+//! What every command shares: configuration files, KEY=VALUE parsing, bad-input errors,
+//! exit codes and writing to standard output. It imports no command, so the commands and
+//! the dispatcher never import each other in a circle.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use modbot_app::AppError;
+use modbot_core::{CoreError, ModuleCatalog};
+use modbot_description::DescriptionError;
+use modbot_gaits::{GaitError, GaitLibrary};
+use modbot_sim::SimError;
+
+/// Configuration files shared by the subcommands.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ConfigArgs {
+    /// Module catalog (default: the shipped config/modules.yaml).
+    #[arg(long, value_name = "FILE")]
+    pub modules: Option<PathBuf>,
+    /// Gait file merged over the shipped config/gaits.yaml.
+    #[arg(long, value_name = "FILE")]
+    pub gaits: Option<PathBuf>,
+}
+
+impl ConfigArgs {
+    pub fn catalog(&self) -> Result<ModuleCatalog> {
+        match &self.modules {
+            Some(p) => ModuleCatalog::load(p).with_context(|| format!("loading module catalog {}", p.display())),
+            None => Ok(ModuleCatalog::builtin()),
+        }
+    }
+
+    pub fn library(&self) -> Result<GaitLibrary> {
+        match &self.gaits {
+            Some(p) => GaitLibrary::load(p).with_context(|| format!("loading gait file {}", p.display())),
+            None => Ok(GaitLibrary::builtin()),
+        }
+    }
+}
+
+/// Parses KEY=VALUE with a numeric value.
+pub fn parse_set(s: &str) -> Result<(String, f64), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}`: expected KEY=VALUE, e.g. A=40"))?;
+    let k = k.trim();
+    if k.is_empty() {
+        return Err(format!("`{s}`: empty key"));
+    }
+    let v: f64 = v
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}`: `{}` is not a number", v.trim()))?;
+    if !v.is_finite() {
+        return Err(format!("`{s}`: the value must be finite"));
+    }
+    Ok((k.to_string(), v))
+}
+
+/// An error in what the user asked for (exit code 2), as opposed to a failure to do it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInput(pub String);
+
+/// 2 for bad input (arguments, files, parameters), 1 for anything else. The errors are asked
+/// (`is_input_error`); every library decides for its own.
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    let input = e.chain().any(|c| {
+        c.is::<BadInput>()
+            || c.downcast_ref::<AppError>().is_some_and(AppError::is_input_error)
+            || c.downcast_ref::<SimError>().is_some_and(SimError::is_input_error)
+            || c.is::<GaitError>()
+            || c.is::<CoreError>()
+            || c.is::<DescriptionError>()
+    });
+    if input { 2 } else { 1 }
+}
+
+/// Writes to standard output; a closed pipe (`modbot gaits | head`) is not an error.
+pub fn emit(data: impl AsRef<[u8]>) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(data.as_ref()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.context("writing to standard output"),
+    }
+}

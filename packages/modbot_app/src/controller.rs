@@ -1,0 +1,89 @@
+//! Which controller drives a run, and building it for a robot.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use modbot_core::Topology;
+use modbot_gaits::{Controller, GaitLibrary, GaitPlayer, PoseSequence};
+
+use crate::error::{AppError, Result};
+
+/// A controller as the user names it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ControllerSpec {
+    /// A gait or preset of the library with parameter overrides (keys or aliases), played
+    /// from rest through the gait player (ramp, blend, slew limit).
+    Gait {
+        /// Gait or preset name.
+        name: String,
+        /// Overrides, in order.
+        params: Vec<(String, f64)>,
+    },
+    /// A pose sequence file.
+    PoseSequence(PathBuf),
+}
+
+/// A controller ready to run, with what the report should say about it.
+pub struct BuiltController {
+    /// The controller.
+    pub controller: Box<dyn Controller>,
+    /// Its name (gait, preset or sequence).
+    pub name: String,
+    /// Resolved parameters (sine gaits), for the run's summary.
+    pub params: BTreeMap<String, f64>,
+    /// Notes from the gait library (the source's stability and limit remarks).
+    pub notes: Vec<String>,
+}
+
+impl std::fmt::Debug for BuiltController {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuiltController")
+            .field("name", &self.name)
+            .field("params", &self.params)
+            .field("notes", &self.notes)
+            .finish()
+    }
+}
+
+/// Builds `spec` for `robot`, starting from the joint positions `start` (rad).
+pub fn build_controller(
+    spec: &ControllerSpec,
+    robot: &Topology,
+    library: &GaitLibrary,
+    start: &[f64],
+) -> Result<BuiltController> {
+    match spec {
+        ControllerSpec::Gait { name, params } => {
+            let built = library.build(name, robot, params)?;
+            let speeds = robot
+                .joints()
+                .iter()
+                .map(|j| j.def.actuator.max_speed_rad_s())
+                .collect();
+            let mut player = GaitPlayer::new(start.to_vec(), speeds, library.transition);
+            let name = built.generator.name.clone();
+            player.start(Box::new(built.generator));
+            Ok(BuiltController {
+                controller: Box::new(player),
+                name,
+                params: built.params,
+                notes: built.notes,
+            })
+        }
+        ControllerSpec::PoseSequence(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                AppError::Core(modbot_core::CoreError::Io {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })
+            })?;
+            let seq = PoseSequence::from_yaml(&text, &path.display().to_string(), robot)?;
+            Ok(BuiltController {
+                name: Controller::name(&seq).to_string(),
+                controller: Box::new(seq),
+                params: BTreeMap::new(),
+                notes: Vec::new(),
+            })
+        }
+    }
+}

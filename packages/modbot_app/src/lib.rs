@@ -1,0 +1,15 @@
+#![doc = include_str!("../README.md")]
+
+pub mod controller;
+pub mod error;
+pub mod evaluate;
+pub mod load;
+pub mod session;
+pub mod sweep;
+
+pub use controller::{BuiltController, ControllerSpec, build_controller};
+pub use error::{AppError, Result};
+pub use evaluate::{EvalOptions, Evaluation, evaluate};
+pub use load::{load_catalog, load_gaits, load_robot, load_world};
+pub use session::{SimSession, perturbed_start};
+pub use sweep::{Axis, SweepPoint, sweep};
