@@ -24,7 +24,7 @@ fn run(robot: &str, gait: &str, set: &[(&str, f64)], cycles: usize) -> Report {
         cycles,
         ..RunPlan::default()
     };
-    let speeds = robot_model.servos.iter().map(|s| s.max_speed).collect();
+    let speeds = robot_model.max_speeds();
     let out = run_gait(
         &mut sim,
         Box::new(built.generator),

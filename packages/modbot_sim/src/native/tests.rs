@@ -1,0 +1,1 @@
+//! Invariant tests of the native engine against independent answers.
