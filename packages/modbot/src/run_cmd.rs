@@ -31,14 +31,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         &library,
         args.engine,
         step_s,
-        &|st| {
-            if let Some(i) = iterations {
-                st.solver_iterations = i;
-            }
-            if let Some(p) = pgs {
-                st.pgs_iterations = p;
-            }
-        },
+        &|st| *st = st.with_iterations(iterations, pgs),
     )?;
     for note in &s.built.notes {
         eprintln!("note: {note}");

@@ -73,7 +73,7 @@ pub fn setup(
     }
     tune(&mut settings);
     let sim = Simulator::new(&robot, scenario, settings)?;
-    let max_speeds = robot.servos.iter().map(|s| s.max_speed).collect();
+    let max_speeds = robot.max_speeds();
     let body_length = topology
         .modules
         .iter()

@@ -100,26 +100,24 @@ impl SimRobot {
         Self::new(model, joints.iter().map(|j| j.name.clone()).collect(), drives, friction)
     }
 
-    /// Any URDF: every movable joint gets a servo with gain `kp` and the speed and effort
-    /// limits of its `<limit>` element.
+    /// Any URDF: every revolute joint gets a position servo with gain `kp` and the speed and
+    /// effort limits of its `<limit>` element; a continuous joint, whose limits the URDF
+    /// model does not keep, turns freely ([`Drive::Free`]) until [`SimRobot::with_drive`]
+    /// gives it a drive (a wheel's [`Drive::Velocity`], say).
     pub fn from_urdf(text: &str, origin: &str, kp: f64, friction: f64) -> Result<SimRobot> {
         let model = UrdfModel::parse(text, origin)?;
         let mut names = Vec::new();
         let mut drives = Vec::new();
         for j in model.movable_joints() {
-            let limits = j.limits.ok_or_else(|| SimError::Robot {
-                robot: model.name.clone(),
-                what: format!(
-                    "joint `{}` has no <limit> (a continuous joint needs effort and velocity)",
-                    j.name
-                ),
-            })?;
             names.push(j.name.clone());
-            drives.push(Drive::Position(Servo {
-                kp,
-                max_speed: limits.velocity,
-                max_torque: limits.effort,
-            }));
+            drives.push(match j.limits {
+                Some(limits) => Drive::Position(Servo {
+                    kp,
+                    max_speed: limits.velocity,
+                    max_torque: limits.effort,
+                }),
+                None => Drive::Free,
+            });
         }
         Self::new(model, names, drives, friction)
     }
