@@ -235,7 +235,9 @@ impl Layout {
                 j.child += b0;
                 j
             }));
-            layout.link_body.extend(link_body.into_iter().map(|(b, off)| (b + b0, off)));
+            layout
+                .link_body
+                .extend(link_body.into_iter().map(|(b, off)| (b + b0, off)));
             layout.robots.push(span);
         }
         Ok(layout)

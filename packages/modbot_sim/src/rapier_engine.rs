@@ -179,6 +179,14 @@ impl RapierWorld {
         self.world.step();
     }
 
+    /// URDF rate of a joint (command index), rad/s: the multibody's generalised velocity.
+    pub fn joint_velocity(&self, joint: usize) -> Option<f64> {
+        let m = &self.motors[joint];
+        let (mb, link) = self.world.multibody_joints.get(m.handle)?;
+        let v = mb.joint_velocity(mb.link(link)?).get(0).copied()? as f64;
+        Some(if m.flipped { -v } else { v })
+    }
+
     pub fn body_pose(&self, b: usize) -> Isometry3<f64> {
         from_pose(self.world.bodies[self.bodies[b]].position())
     }

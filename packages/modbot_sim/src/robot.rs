@@ -159,11 +159,7 @@ impl SimRobot {
             }
         }
         if drives.len() != joint_names.len() {
-            return Err(bad(format!(
-                "{} drives for {} joints",
-                drives.len(),
-                joint_names.len()
-            )));
+            return Err(bad(format!("{} drives for {} joints", drives.len(), joint_names.len())));
         }
         for (name, d) in joint_names.iter().zip(&drives) {
             let checks: &[(&str, f64)] = match d {

@@ -311,7 +311,11 @@ impl Simulator {
     /// Builds a world of several robots (independent kinematic trees), each at its own start
     /// pose (z = 0: resting on the ground); the scenario's own start pose is not used. Joint
     /// commands are the robots' joints in the order given.
-    pub fn with_robots(robots: &[(SimRobot, StartPose)], scenario: &Scenario, settings: SimSettings) -> Result<Simulator> {
+    pub fn with_robots(
+        robots: &[(SimRobot, StartPose)],
+        scenario: &Scenario,
+        settings: SimSettings,
+    ) -> Result<Simulator> {
         let list: Vec<(&SimRobot, StartPose)> = robots.iter().map(|(r, p)| (r, *p)).collect();
         Simulator::build(&list, scenario, settings)
     }
@@ -563,13 +567,13 @@ impl Simulator {
         (0..self.joints.len())
             .map(|k| match &self.world {
                 World::Native(w) => w.joint_velocity(k),
-                World::Rapier(_) => {
+                World::Rapier(w) => w.joint_velocity(k).unwrap_or_else(|| {
                     let j = &self.joints[k];
                     let axis = (self.body_pose(j.parent) * j.frame1).rotation * Vector3::x();
                     let (_, wp) = self.body_velocity(j.parent);
                     let (_, wc) = self.body_velocity(j.child);
                     (wc - wp).dot(&axis)
-                }
+                }),
             })
             .collect()
     }
@@ -695,10 +699,7 @@ impl Simulator {
     /// If `robot` ≥ [`Simulator::robot_count`].
     pub fn ends_of(&self, robot: usize) -> (Point3<f64>, Point3<f64>) {
         let r = &self.robots[robot];
-        (
-            self.body_pose(r.tail.0) * r.tail.1,
-            self.body_pose(r.head.0) * r.head.1,
-        )
+        (self.body_pose(r.tail.0) * r.tail.1, self.body_pose(r.head.0) * r.head.1)
     }
 
     /// Pose of the first robot's root body (the tail module's back half for modbot chains).

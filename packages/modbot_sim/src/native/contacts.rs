@@ -168,11 +168,19 @@ impl Collision {
         for ci in 0..self.colliders.len() {
             for cj in ci + 1..self.colliders.len() {
                 let (a, b) = (&self.colliders[ci], &self.colliders[cj]);
-                if model.bodies[a.body].tree == model.bodies[b.body].tree || !self.aabbs[ci].intersects(&self.aabbs[cj]) {
+                if model.bodies[a.body].tree == model.bodies[b.body].tree || !self.aabbs[ci].intersects(&self.aabbs[cj])
+                {
                     continue;
                 }
                 let (shape, at, body, mu) = (a.shape.clone(), self.poses[ci], a.body, a.mu.min(b.mu));
-                self.manifold_contacts((model, kin, minv, params, rows), cj, shape.as_ref(), &at, Some(body), mu);
+                self.manifold_contacts(
+                    (model, kin, minv, params, rows),
+                    cj,
+                    shape.as_ref(),
+                    &at,
+                    Some(body),
+                    mu,
+                );
             }
         }
     }

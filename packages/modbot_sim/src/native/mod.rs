@@ -135,10 +135,10 @@ impl NativeWorld {
         // Unconstrained velocity, tree by tree (M⁻¹ is block diagonal).
         for tree in &self.model.trees {
             let (s, e) = (tree.dofs.start, tree.dofs.end);
-            for k in s..e {
+            for (k, b) in bias.iter().enumerate().take(e).skip(s) {
                 let column = &m.minv[k * n + s..k * n + e];
                 for (v, mk) in self.state.nu[s..e].iter_mut().zip(column) {
-                    *v -= dt * mk * bias[k];
+                    *v -= dt * mk * b;
                 }
             }
         }

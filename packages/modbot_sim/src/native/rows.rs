@@ -19,9 +19,9 @@
 
 use nalgebra::{Vector3, Vector6};
 
+use super::NativeParams;
 use super::spatial::point_wrench;
 use super::tree::{Kinematics, Model, State};
-use super::NativeParams;
 use crate::robot::Drive;
 
 /// Joint limits are watched from this far inside them, rad.
@@ -166,6 +166,7 @@ impl Rows {
     }
 
     /// A row on one generalised coordinate `k` of the tree spanning `dofs`.
+    #[allow(clippy::too_many_arguments)]
     pub fn dof_row(
         &mut self,
         n: usize,
@@ -214,21 +215,13 @@ impl Rows {
             let (lower, upper) = (body.lower, body.upper);
             if q < lower + LIMIT_MARGIN {
                 let gap = q - lower;
-                let rhs = if gap < 0.0 {
-                    -gap * params.erp / dt
-                } else {
-                    -gap / dt
-                };
+                let rhs = if gap < 0.0 { -gap * params.erp / dt } else { -gap / dt };
                 let row = self.dof_row(n, minv, k, dofs.clone(), rhs, 0.0, f64::INFINITY);
                 self.singles.push(row);
             }
             if q > upper - LIMIT_MARGIN {
                 let gap = upper - q;
-                let rhs = if gap < 0.0 {
-                    gap * params.erp / dt
-                } else {
-                    gap / dt
-                };
+                let rhs = if gap < 0.0 { gap * params.erp / dt } else { gap / dt };
                 let row = self.dof_row(n, minv, k, dofs, rhs, f64::NEG_INFINITY, 0.0);
                 self.singles.push(row);
             }

@@ -172,10 +172,7 @@ impl Model {
                     drive: j.drive,
                 });
             }
-            trees.push(Tree {
-                root,
-                dofs: offset..n,
-            });
+            trees.push(Tree { root, dofs: offset..n });
         }
         let mut body_of_joint = vec![0; layout.joints.len()];
         for (i, b) in bodies.iter().enumerate() {
