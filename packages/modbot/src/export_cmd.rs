@@ -6,7 +6,9 @@ use anyhow::{Context, Result};
 use modbot_core::Scenario;
 use modbot_description::{DescriptionConfig, artifacts, sdf, urdf};
 
-use crate::common::{emit};
+use clap::Subcommand;
+
+use crate::common::{ConfigArgs, emit};
 
 #[derive(Debug, clap::Args)]
 pub struct ExportArgs {
@@ -74,10 +76,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     };
     let out = args.out.as_deref();
     match &args.what {
-        ExportWhat::Urdf { robot } => write(
-            out,
-            &urdf::urdf(&artifacts::robot(robot, &catalog)?, &catalog, &config)?,
-        ),
+        ExportWhat::Urdf { robot } => write(out, &urdf::urdf(&artifacts::robot(robot, &catalog)?, &config)?),
         ExportWhat::Controllers { robot } => write(
             out,
             &urdf::controllers_yaml(&artifacts::robot(robot, &catalog)?, &config),

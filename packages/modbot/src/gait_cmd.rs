@@ -1,13 +1,16 @@
 //! `modbot gait`: sample a gait into a joint trajectory.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use modbot_core::{RobotSpec, Topology};
+use modbot_core::Topology;
 use modbot_gaits::{Gait, GaitPlayer};
 use serde::Serialize;
 
-use crate::common::{BadInput};
+use clap::ValueEnum;
+
+use crate::common::{BadInput, ConfigArgs, emit, parse_set};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -80,14 +83,16 @@ pub fn run(args: &GaitArgs) -> Result<()> {
     let catalog = args.config.catalog()?;
     let library = args.config.library()?;
     let preset_robot = library.lookup(&args.name)?.robot;
-    let robot_text = args
-        .robot
-        .clone()
-        .or(preset_robot)
-        .ok_or_else(|| BadInput(format!("gait `{}` needs a robot: --robot pp:M, py:M or pyp", args.name)))?;
-    let spec: RobotSpec = robot_text.parse()?;
-    let topology = Topology::from_spec(&spec, &catalog)?;
-    let built = library.build(&args.name, &topology, &catalog, &args.set)?;
+    let robot_text = args.robot.clone().or(preset_robot).ok_or_else(|| {
+        BadInput(format!(
+            "gait `{}` needs a robot: --robot pp:M, py:M, pyp or a robot file",
+            args.name
+        ))
+    })?;
+    let topology = Topology::resolve(&robot_text, &catalog)?;
+    let spec = robot_text.clone();
+    let built = library.build(&args.name, &topology, &args.set)?;
+    let kinds = modbot_gaits::chain::joint_kinds(&topology)?;
     for note in &built.notes {
         eprintln!("note: {note}");
     }
@@ -107,10 +112,10 @@ pub fn run(args: &GaitArgs) -> Result<()> {
         }
     } else {
         let speeds = topology
-            .modules
+            .joints()
             .iter()
-            .map(|m| catalog.kind(&m.kind).map(|k| k.max_speed_rad_s()))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|j| j.def.actuator.max_speed_rad_s())
+            .collect();
         let mut player = GaitPlayer::new(vec![0.0; n], speeds, library.transition);
         player.start(Box::new(built.generator.clone()));
         time_s.push(0.0);
@@ -138,14 +143,14 @@ pub fn run(args: &GaitArgs) -> Result<()> {
         }
         Format::Json => {
             let doc = Trajectory {
-                robot: spec.to_string(),
+                robot: spec.clone(),
                 gait: built.generator.name(),
                 params: &built.params,
                 period_s: built.generator.period(),
                 rate_hz: args.rate,
                 ramp: !args.no_ramp,
                 joint_names: joints.iter().map(|j| j.name.clone()).collect(),
-                joint_kinds: joints.iter().map(|j| j.kind.to_string()).collect(),
+                joint_kinds: kinds.iter().map(|k| k.to_string()).collect(),
                 time_s,
                 positions_rad: rows,
             };
@@ -166,7 +171,7 @@ pub fn run(args: &GaitArgs) -> Result<()> {
                 path.display()
             );
         }
-        None => crate::common::emit(&buf)?,
+        None => emit(&buf)?,
     }
     Ok(())
 }

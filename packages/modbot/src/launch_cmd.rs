@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use modbot_ros::launch::{Launch, modbot_packages, resolve};
 
-use crate::common::{BadInput};
+use crate::common::BadInput;
 
 #[derive(Debug, clap::Args)]
 pub struct LaunchArgs {

@@ -1,6 +1,7 @@
 //! `modbot molemod`: plan MoleMOD reconfigurations, and benchmark the planner.
 
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -8,7 +9,9 @@ use modbot_planner::molemod::grid::Cell;
 use modbot_planner::molemod::{GridState, HeuristicKind, MoleError, Options, Plan, Task, check_plan, plan};
 use serde_json::json;
 
-use crate::common::{BadInput};
+use clap::Subcommand;
+
+use crate::common::{BadInput, emit};
 
 #[derive(Debug, clap::Args)]
 pub struct MolemodArgs {
@@ -91,9 +94,9 @@ pub fn run(args: &MolemodArgs) -> Result<()> {
                     "reopened": p.stats.reopened,
                     "micros": p.stats.micros,
                 });
-                crate::common::emit(serde_json::to_string_pretty(&doc)? + "\n")
+                emit(serde_json::to_string_pretty(&doc)? + "\n")
             } else {
-                crate::common::emit(frames(&p))
+                emit(frames(&p))
             }
         }
         MolemodWhat::Bench {
@@ -285,5 +288,5 @@ fn bench(time_limit_ms: u64, max_size: usize) -> Result<()> {
             }
         }
     }
-    crate::common::emit(out)
+    emit(out)
 }

@@ -2,12 +2,13 @@
 //! `modbot bench astar`: our A* against the `pathfinding` crate's on the same grids.
 
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
 use modbot_planner::grid::{AStar, Connectivity, GridMap, Occupancy, PlanError, parse_scen};
 
-use crate::common::{BadInput};
+use crate::common::{BadInput, emit};
 
 #[derive(Debug, clap::Args)]
 pub struct PlanArgs {
@@ -129,7 +130,7 @@ row,conf_req,configuration,reference,lateral_m,longitudinal_m,yaw_deg,ability,ac
             r.action
         );
     }
-    crate::common::emit(out)
+    emit(out)
 }
 
 fn movingai(map_path: &std::path::Path, scen_path: &std::path::Path, four: bool) -> Result<()> {
@@ -156,7 +157,7 @@ fn movingai(map_path: &std::path::Path, scen_path: &std::path::Path, four: bool)
             }
         }
     }
-    crate::common::emit(out)
+    emit(out)
 }
 
 fn random_map(n: usize, seed: u64) -> GridMap {
@@ -263,5 +264,5 @@ pub fn bench(queries: usize, sizes: &[usize]) -> Result<()> {
             theirs_ms / ours_ms
         );
     }
-    crate::common::emit(out)
+    emit(out)
 }

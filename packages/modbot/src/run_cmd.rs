@@ -179,7 +179,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
     std::fs::write(&json_path, serde_json::to_string_pretty(&summary)? + "\n")
         .with_context(|| format!("writing {}", json_path.display()))?;
     let png = dir.join("plot.png");
-    crate::plot::run_plot(&png, &format!("{} {}", args.robot, eval.controller), &eval.samples, joint_names)?;
+    crate::plot::run_plot(
+        &png,
+        &format!("{} {}", args.robot, eval.controller),
+        &eval.samples,
+        joint_names,
+    )?;
 
     let table = summary_table(&eval.report, rtf, eval.engine, args.poses.is_some());
     let mut stdout = std::io::stdout().lock();
@@ -192,7 +197,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-fn summary_table(r: &Report, rtf: f64, engine: modbot_sim::Engine, measured_cycles: bool) -> String {
+fn summary_table(r: &Report, rtf: f64, engine: Engine, measured_cycles: bool) -> String {
     let mut t = String::new();
     if measured_cycles {
         let _ = writeln!(

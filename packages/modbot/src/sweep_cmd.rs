@@ -58,7 +58,6 @@ fn parse_axis(s: &str) -> Result<Axis, String> {
     s.parse::<Axis>().map_err(|e| e.to_string())
 }
 
-
 pub fn run(args: &SweepArgs) -> Result<()> {
     if args.cycles == 0 {
         return Err(BadInput("--cycles must be at least 1".into()).into());
@@ -79,11 +78,20 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         ..EvalOptions::default()
     };
     let quiet = args.quiet;
-    let points = sweep(&robot, &args.gait, &args.set, x, y, &world, &options, &mut |done, total| {
-        if !quiet {
-            eprint!("\r{done} of {total} points");
-        }
-    });
+    let points = sweep(
+        &robot,
+        &args.gait,
+        &args.set,
+        x,
+        y,
+        &world,
+        &options,
+        &mut |done, total| {
+            if !quiet {
+                eprint!("\r{done} of {total} points");
+            }
+        },
+    );
     let mut table = format!(
         "{},{},step_x_m,step_y_m,heading_change_deg,roll_per_cycle_deg,status\n",
         x.key, y.key

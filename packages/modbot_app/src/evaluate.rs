@@ -44,15 +44,10 @@ impl Default for EvalOptions {
 impl EvalOptions {
     /// The simulator settings for a world.
     pub fn settings(&self, world: &Scenario) -> SimSettings {
-        let mut s = SimSettings::for_engine(self.engine, world);
+        let mut s =
+            SimSettings::for_engine(self.engine, world).with_iterations(self.solver_iterations, self.pgs_iterations);
         if let Some(step) = self.step_s {
             s.step_s = step;
-        }
-        if let Some(i) = self.solver_iterations {
-            s.solver_iterations = i;
-        }
-        if let Some(p) = self.pgs_iterations {
-            s.pgs_iterations = p;
         }
         s
     }

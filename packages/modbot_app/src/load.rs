@@ -35,10 +35,7 @@ pub fn load_world(path: Option<&Path>) -> Result<Scenario> {
     let Some(path) = path else {
         return Ok(Scenario::from_yaml("name: flat\n", "built-in flat world")?);
     };
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     let yaml = match ext.as_deref() {
         Some("yaml" | "yml") => path.to_path_buf(),
         Some("sdf") => {
@@ -80,11 +77,19 @@ mod tests {
         let sdf = root().join("worlds/obstacle_course.sdf");
         assert_eq!(
             load_world(Some(&sdf)).unwrap_or_else(|e| panic!("{e}")).name,
-            load_world(Some(&sdf.with_extension("yaml"))).unwrap_or_else(|e| panic!("{e}")).name
+            load_world(Some(&sdf.with_extension("yaml")))
+                .unwrap_or_else(|e| panic!("{e}"))
+                .name
         );
-        let e = load_world(Some(&dir.join("w.txt"))).err().map(|e| e.to_string()).unwrap_or_default();
+        let e = load_world(Some(&dir.join("w.txt")))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(e.contains("w.txt") && e.contains(".yml"), "{e}");
-        let e = load_world(Some(&dir.join("lonely.sdf"))).err().map(|e| e.to_string()).unwrap_or_default();
+        let e = load_world(Some(&dir.join("lonely.sdf")))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(e.contains("lonely.yaml"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -98,7 +103,10 @@ mod tests {
             let b = load_robot(preset, &c).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(a, b, "{file}");
         }
-        let e = load_robot("config/robots/none.yaml", &c).err().map(|e| e.to_string()).unwrap_or_default();
+        let e = load_robot("config/robots/none.yaml", &c)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(e.contains("none.yaml"), "{e}");
     }
 }

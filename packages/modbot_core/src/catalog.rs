@@ -531,7 +531,11 @@ impl ModuleKind {
                 ));
             }
             if !names.insert(l.name.as_str()) {
-                return Err(CoreError::invalid(format!("{key}.{lk}.name"), &l.name, "a name used once"));
+                return Err(CoreError::invalid(
+                    format!("{key}.{lk}.name"),
+                    &l.name,
+                    "a name used once",
+                ));
             }
             let has_collision = l.shapes.iter().any(|s| s.collision);
             if has_collision {
@@ -595,7 +599,11 @@ impl ModuleKind {
                 ));
             }
             if !joint_names.insert(j.name.as_str()) {
-                return Err(CoreError::invalid(format!("{key}.{jk}.name"), &j.name, "a name used once"));
+                return Err(CoreError::invalid(
+                    format!("{key}.{jk}.name"),
+                    &j.name,
+                    "a name used once",
+                ));
             }
             let known = || self.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>().join(", ");
             let p = self.link_index(&j.parent).ok_or_else(|| {
@@ -623,7 +631,11 @@ impl ModuleKind {
             finite(format!("{jk}.rpy_deg"), &j.rpy_deg)?;
             finite(format!("{jk}.axis"), &j.axis)?;
             if Vector3::from(j.axis).norm() < 1e-9 {
-                return Err(CoreError::invalid(format!("{key}.{jk}.axis"), "[0, 0, 0]", "a non-zero axis"));
+                return Err(CoreError::invalid(
+                    format!("{key}.{jk}.axis"),
+                    "[0, 0, 0]",
+                    "a non-zero axis",
+                ));
             }
             match (j.kind, j.limits) {
                 (JointType::Revolute | JointType::Prismatic, None) => {
@@ -749,7 +761,11 @@ impl ModuleCatalog {
         }
         for (name, kind) in &self.modules {
             if !is_identifier(name) {
-                return Err(CoreError::invalid("modules", name, "kind names of letters, digits and _"));
+                return Err(CoreError::invalid(
+                    "modules",
+                    name,
+                    "kind names of letters, digits and _",
+                ));
             }
             kind.validate(&format!("modules.{name}"))?;
         }
@@ -781,7 +797,10 @@ mod tests {
     use super::*;
 
     fn y1() -> ModuleKind {
-        ModuleCatalog::builtin().default_module().unwrap_or_else(|e| panic!("{e}")).clone()
+        ModuleCatalog::builtin()
+            .default_module()
+            .unwrap_or_else(|e| panic!("{e}"))
+            .clone()
     }
 
     #[test]
@@ -791,7 +810,10 @@ mod tests {
         let y1 = y1();
         assert_eq!(y1.mass_kg(), 0.050);
         let (lo, hi) = y1.bounds_at_zero();
-        assert!((hi - lo - Vector3::new(0.072, 0.052, 0.052)).norm() < 1e-12, "{lo} {hi}");
+        assert!(
+            (hi - lo - Vector3::new(0.072, 0.052, 0.052)).norm() < 1e-12,
+            "{lo} {hi}"
+        );
         assert_eq!(y1.joints.len(), 1);
         let j = &y1.joints[0];
         assert_eq!(j.limits_rad(), ((-90f64).to_radians(), 90f64.to_radians()));
@@ -829,7 +851,10 @@ mod tests {
     fn a_revolute_joint_without_limits_is_refused() {
         let text = BUILTIN_MODULES_YAML.replace("limits: {min_deg: -90.0, max_deg: 90.0}", "");
         let err = ModuleCatalog::from_yaml(&text, "test.yaml").unwrap_err().to_string();
-        assert!(err.contains("modules.y1.joints[0].limits") && err.contains("revolute"), "{err}");
+        assert!(
+            err.contains("modules.y1.joints[0].limits") && err.contains("revolute"),
+            "{err}"
+        );
     }
 
     #[test]

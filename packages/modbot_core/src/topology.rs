@@ -241,7 +241,11 @@ impl Topology {
             reason,
         };
         if !is_identifier(&file.name) {
-            return Err(CoreError::invalid("name", &file.name, "a name of letters, digits and _"));
+            return Err(CoreError::invalid(
+                "name",
+                &file.name,
+                "a name of letters, digits and _",
+            ));
         }
         if file.modules.is_empty() {
             return Err(bad("no modules".into()));
@@ -265,9 +269,15 @@ impl Topology {
                 ));
             }
             if index.insert(m.name.clone(), i).is_some() {
-                return Err(CoreError::invalid(format!("modules[{i}].name"), &m.name, "a name used once"));
+                return Err(CoreError::invalid(
+                    format!("modules[{i}].name"),
+                    &m.name,
+                    "a name used once",
+                ));
             }
-            let kind = catalog.kind(&m.kind).map_err(|e| bad(format!("module `{}`: {e}", m.name)))?;
+            let kind = catalog
+                .kind(&m.kind)
+                .map_err(|e| bad(format!("module `{}`: {e}", m.name)))?;
             for (from, to) in &m.joints {
                 if !kind.joints.iter().any(|j| &j.name == from) {
                     let known: Vec<_> = kind.joints.iter().map(|j| j.name.as_str()).collect();
@@ -286,7 +296,11 @@ impl Topology {
                 }
             }
             for j in &kind.joints {
-                let n = m.joints.get(&j.name).cloned().unwrap_or_else(|| format!("{}_{}", m.name, j.name));
+                let n = m
+                    .joints
+                    .get(&j.name)
+                    .cloned()
+                    .unwrap_or_else(|| format!("{}_{}", m.name, j.name));
                 if !joint_names.insert(n.clone()) {
                     return Err(bad(format!("joint name `{n}` is used twice (module `{}`)", m.name)));
                 }
@@ -338,7 +352,10 @@ impl Topology {
             let (b, b_port) = ends.pop().unwrap_or_default();
             let (a, a_port) = ends.pop().unwrap_or_default();
             if a == b {
-                return Err(bad(format!("connection {ci} joins module `{}` to itself", file.modules[a].name)));
+                return Err(bad(format!(
+                    "connection {ci} joins module `{}` to itself",
+                    file.modules[a].name
+                )));
             }
             if !c.roll_deg.is_finite() {
                 return Err(CoreError::invalid(
@@ -349,10 +366,7 @@ impl Topology {
             }
             let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
             if ra == rb {
-                return Err(bad(format!(
-                    "connection {ci} ({} → {}) closes a loop",
-                    c.from, c.to
-                )));
+                return Err(bad(format!("connection {ci} ({} → {}) closes a loop", c.from, c.to)));
             }
             parent[ra] = rb;
             edges.push(Edge {
@@ -507,7 +521,11 @@ impl Topology {
         for (mi, m) in self.modules.iter().enumerate() {
             for (ji, j) in self.kind_of(mi).joints.iter().enumerate() {
                 out.push(RobotJoint {
-                    name: m.joints.get(&j.name).cloned().unwrap_or_else(|| format!("{}_{}", m.name, j.name)),
+                    name: m
+                        .joints
+                        .get(&j.name)
+                        .cloned()
+                        .unwrap_or_else(|| format!("{}_{}", m.name, j.name)),
                     module: mi,
                     index: ji,
                     def: j.clone(),
@@ -524,7 +542,11 @@ impl Topology {
 
     /// The URDF name of link `link` of module `module`: `<module>_<link>`.
     pub fn link_name(&self, module: usize, link: usize) -> String {
-        format!("{}_{}", self.modules[module].name, self.kind_of(module).links[link].name)
+        format!(
+            "{}_{}",
+            self.modules[module].name,
+            self.kind_of(module).links[link].name
+        )
     }
 
     /// The tree of links from the root module's first link outwards (see [`LinkTree`]).
@@ -560,7 +582,11 @@ impl Topology {
             reason: format!("not a serial chain starting at its first module: {reason}"),
         };
         if adj[0].len() > 1 {
-            return Err(not_chain(format!("module `{}` has {} neighbours", self.modules[0].name, adj[0].len())));
+            return Err(not_chain(format!(
+                "module `{}` has {} neighbours",
+                self.modules[0].name,
+                adj[0].len()
+            )));
         }
         let mut order = vec![0];
         let mut prev = usize::MAX;
@@ -597,7 +623,9 @@ mod tests {
 
     fn joint_axes(t: &Topology) -> Vec<Vector3<f64>> {
         let tree = t.link_tree();
-        let poses = tree.forward(&vec![0.0; t.joint_names().len()], &Isometry3::identity()).unwrap();
+        let poses = tree
+            .forward(&vec![0.0; t.joint_names().len()], &Isometry3::identity())
+            .unwrap();
         tree.joint_axes(&poses)
     }
 
@@ -618,7 +646,12 @@ mod tests {
         let (lo, hi) = pp.bounds_at_zero();
         assert!((hi - lo - Vector3::new(8.0 * 0.072, 0.052, 0.052)).norm() < 1e-12);
         let poses = pp.link_tree().forward(&[0.0; 8], &Isometry3::identity()).unwrap();
-        let head = pp.link_tree().links.iter().position(|l| l.name == "module_8_front").unwrap();
+        let head = pp
+            .link_tree()
+            .links
+            .iter()
+            .position(|l| l.name == "module_8_front")
+            .unwrap();
         assert!((poses[head].translation.vector - Vector3::new(7.0 * 0.072 + 0.036, 0.0, 0.0)).norm() < 1e-12);
     }
 
@@ -643,7 +676,8 @@ mod tests {
         Topology::from_yaml(text, "test.yaml", &catalog())
     }
 
-    const THREE: &str = "name: t\nmodules:\n  - {name: a, kind: y1}\n  - {name: b, kind: y1}\n  - {name: c, kind: y1}\n";
+    const THREE: &str =
+        "name: t\nmodules:\n  - {name: a, kind: y1}\n  - {name: b, kind: y1}\n  - {name: c, kind: y1}\n";
 
     #[test]
     fn bad_graphs_are_refused_naming_what() {
@@ -651,17 +685,23 @@ mod tests {
         let t = file(&ok).unwrap();
         assert_eq!(t.joint_names(), ["a_hinge", "b_hinge", "c_hinge"]);
 
-        let e = file(&format!("{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: b.head, to: x.tail}}\n"))
-            .unwrap_err()
-            .to_string();
+        let e = file(&format!(
+            "{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: b.head, to: x.tail}}\n"
+        ))
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("module `x`"), "{e}");
-        let e = file(&format!("{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: b.nose, to: c.tail}}\n"))
-            .unwrap_err()
-            .to_string();
+        let e = file(&format!(
+            "{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: b.nose, to: c.tail}}\n"
+        ))
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("port `nose`") && e.contains("head, tail"), "{e}");
-        let e = file(&format!("{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: a.head, to: c.tail}}\n"))
-            .unwrap_err()
-            .to_string();
+        let e = file(&format!(
+            "{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: a.head, to: c.tail}}\n"
+        ))
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("a.head") && e.contains("already in use"), "{e}");
         let e = file(&format!(
             "{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: b.head, to: c.tail}}\n  - {{from: c.head, to: a.tail}}\n"
@@ -673,11 +713,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("`c` is not connected"), "{e}");
-        let e = file("name: t\nmodules:\n  - {name: a, kind: cube}\n").unwrap_err().to_string();
-        assert!(e.contains("cube") && e.contains("y1"), "{e}");
-        let e = file(&format!("{THREE}connections:\n  - {{from: a.head, to: b.tail, twist: 3}}\n"))
+        let e = file("name: t\nmodules:\n  - {name: a, kind: cube}\n")
             .unwrap_err()
             .to_string();
+        assert!(e.contains("cube") && e.contains("y1"), "{e}");
+        let e = file(&format!(
+            "{THREE}connections:\n  - {{from: a.head, to: b.tail, twist: 3}}\n"
+        ))
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("twist") && e.contains("test.yaml"), "{e}");
         let e = file("name: t\nmodules:\n  - {name: a, kind: y1, joints: {elbow: j1}}\n")
             .unwrap_err()
@@ -696,7 +740,12 @@ mod tests {
             "{THREE}connections:\n  - {{from: a.head, to: b.tail}}\n  - {{from: a.tail, to: c.head, roll_deg: 90}}\n"
         ))
         .unwrap();
-        assert!(t.chain_order().unwrap_err().to_string().contains("module `a` has 2 neighbours"));
+        assert!(
+            t.chain_order()
+                .unwrap_err()
+                .to_string()
+                .contains("module `a` has 2 neighbours")
+        );
     }
 
     #[test]

@@ -260,12 +260,14 @@ fn motion(m: &Motion, q: &[f64]) -> Isometry3<f64> {
     match *m {
         Motion::Fixed => Isometry3::identity(),
         Motion::Joint { index, kind, axis, .. } => match kind {
-            JointType::Revolute | JointType::Continuous => {
-                Isometry3::from_parts(Translation3::identity(), UnitQuaternion::from_axis_angle(&axis, q[index]))
-            }
-            JointType::Prismatic => {
-                Isometry3::from_parts(Translation3::from(axis.into_inner() * q[index]), UnitQuaternion::identity())
-            }
+            JointType::Revolute | JointType::Continuous => Isometry3::from_parts(
+                Translation3::identity(),
+                UnitQuaternion::from_axis_angle(&axis, q[index]),
+            ),
+            JointType::Prismatic => Isometry3::from_parts(
+                Translation3::from(axis.into_inner() * q[index]),
+                UnitQuaternion::identity(),
+            ),
         },
     }
 }
@@ -290,7 +292,12 @@ mod tests {
         let find = |n: &str| tree.links.iter().position(|l| l.name == n).unwrap();
         // a: back at identity, front = back · O · R(y, 0.7).
         let o = Isometry3::translation(0.036, 0.0, 0.0);
-        let ry = |a: f64| Isometry3::from_parts(Translation3::identity(), UnitQuaternion::from_axis_angle(&Vector3::y_axis(), a));
+        let ry = |a: f64| {
+            Isometry3::from_parts(
+                Translation3::identity(),
+                UnitQuaternion::from_axis_angle(&Vector3::y_axis(), a),
+            )
+        };
         assert!((poses[find("a_front")].to_homogeneous() - (o * ry(0.7)).to_homogeneous()).norm() < 1e-12);
         // Now root the same robot at b: a is entered by its tail too (symmetric), so make
         // one entered by its head: c hangs from b's front by its head port.

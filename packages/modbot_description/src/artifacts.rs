@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use modbot_core::{ModuleCatalog, RobotSpec, Scenario, Topology};
+use modbot_core::{ModuleCatalog, Scenario, Topology};
 
 use crate::config::DescriptionConfig;
 use crate::error::Result;
@@ -19,10 +19,9 @@ pub struct Artifact {
     pub content: String,
 }
 
-/// The topology of a standard robot string.
-pub fn robot(spec: &str, catalog: &ModuleCatalog) -> Result<Topology> {
-    let spec: RobotSpec = spec.parse()?;
-    Ok(Topology::from_spec(&spec, catalog)?)
+/// A robot named on the command line: a preset (`pp:8`) or a robot file.
+pub fn robot(robot: &str, catalog: &ModuleCatalog) -> Result<Topology> {
+    Ok(Topology::resolve(robot, catalog)?)
 }
 
 /// Every generated file under `root` (which must hold `worlds/*.yaml`).

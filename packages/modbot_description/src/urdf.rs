@@ -105,7 +105,11 @@ pub fn urdf(topology: &Topology, config: &DescriptionConfig) -> Result<String> {
                 .close();
         }
         for shape in &def.shapes {
-            let tags: &[&str] = if shape.collision { &["visual", "collision"] } else { &["visual"] };
+            let tags: &[&str] = if shape.collision {
+                &["visual", "collision"]
+            } else {
+                &["visual"]
+            };
             for tag in tags {
                 x.open(tag, &[]).empty("origin", &origin(&(l.offset * shape.pose())));
                 x.open("geometry", &[]);
@@ -175,8 +179,11 @@ pub fn urdf(topology: &Topology, config: &DescriptionConfig) -> Result<String> {
                 x.open("command_interface", &[("name", "position".into())]);
                 let (lo, hi) = j.def.limits_rad();
                 if lo.is_finite() && hi.is_finite() {
-                    x.text("param", &[("name", "min".into())], &num(lo))
-                        .text("param", &[("name", "max".into())], &num(hi));
+                    x.text("param", &[("name", "min".into())], &num(lo)).text(
+                        "param",
+                        &[("name", "max".into())],
+                        &num(hi),
+                    );
                 }
                 x.close();
             }

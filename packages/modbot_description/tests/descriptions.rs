@@ -171,11 +171,21 @@ fn bad_robot_files_and_catalogs_are_refused_by_name() {
     let c = ModuleCatalog::builtin();
     let text = "name: r\nmodules:\n  - {name: a, kind: y1}\n  - {name: b, kind: hexbot}\n";
     let e = Topology::from_yaml(text, "r.yaml", &c).unwrap_err().to_string();
-    assert!(e.contains("unknown module kind `hexbot`") && e.contains("module `b`"), "{e}");
+    assert!(
+        e.contains("unknown module kind `hexbot`") && e.contains("module `b`"),
+        "{e}"
+    );
 
-    let text = modbot_core::catalog::BUILTIN_MODULES_YAML.replacen("box: [0.036, 0.052, 0.052]", "box: [0.036, -0.052, 0.052]", 1);
+    let text = modbot_core::catalog::BUILTIN_MODULES_YAML.replacen(
+        "box: [0.036, 0.052, 0.052]",
+        "box: [0.036, -0.052, 0.052]",
+        1,
+    );
     let e = ModuleCatalog::from_yaml(&text, "modules.yaml").unwrap_err().to_string();
-    assert!(e.contains("modules.y1.links[0].shapes[0].box.y") && e.contains("-0.052"), "{e}");
+    assert!(
+        e.contains("modules.y1.links[0].shapes[0].box.y") && e.contains("-0.052"),
+        "{e}"
+    );
 }
 
 /// A module joined head to head (its hinge crossed against its kind's direction) and a
@@ -211,13 +221,27 @@ fn trees_with_reversed_and_velocity_joints() {
         // The URDF frame of a link entered through a reversed joint is the tree frame; the
         // kind's link frame is that times the offset.
         let urdf_kind_frame = poses[u] * l.offset;
-        assert!((urdf_kind_frame.translation.vector - core[k].translation.vector).norm() < 1e-9, "{}", l.name);
-        assert!(urdf_kind_frame.rotation.angle_to(&core[k].rotation) < 1e-9, "{}", l.name);
+        assert!(
+            (urdf_kind_frame.translation.vector - core[k].translation.vector).norm() < 1e-9,
+            "{}",
+            l.name
+        );
+        assert!(
+            urdf_kind_frame.rotation.angle_to(&core[k].rotation) < 1e-9,
+            "{}",
+            l.name
+        );
     }
     let y = urdf::controllers_yaml(&t, &cfg);
     let doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(&y).unwrap();
-    assert_eq!(doc["velocity_controller"]["ros__parameters"]["joints"][0].as_str(), Some("w_spin"));
-    assert_eq!(doc["position_controller"]["ros__parameters"]["joints"][1].as_str(), Some("b_hinge"));
+    assert_eq!(
+        doc["velocity_controller"]["ros__parameters"]["joints"][0].as_str(),
+        Some("w_spin")
+    );
+    assert_eq!(
+        doc["position_controller"]["ros__parameters"]["joints"][1].as_str(),
+        Some("b_hinge")
+    );
 }
 
 #[test]

@@ -333,8 +333,8 @@ pub mod minimal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use modbot_core::ModuleCatalog;
     use approx::assert_relative_eq;
+    use modbot_core::ModuleCatalog;
     use std::f64::consts::FRAC_PI_2;
 
     fn chain(spec: &str) -> Chain {

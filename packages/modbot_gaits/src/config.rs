@@ -206,12 +206,7 @@ impl GaitLibrary {
 
     /// Builds a gait (or preset) for a robot: defaults from the gait file, then the
     /// preset's parameters, then `overrides` (keys or aliases).
-    pub fn build(
-        &self,
-        name: &str,
-        topology: &Topology,
-        overrides: &[(String, f64)],
-    ) -> Result<BuiltGait> {
+    pub fn build(&self, name: &str, topology: &Topology, overrides: &[(String, f64)]) -> Result<BuiltGait> {
         let Selection {
             def, params: preset, ..
         } = self.lookup(name)?;

@@ -210,12 +210,7 @@ impl crate::controller::Controller for GaitPlayer {
         self.output.len()
     }
 
-    fn step(
-        &mut self,
-        dt: f64,
-        _obs: &crate::controller::Observation<'_>,
-        out: &mut [crate::controller::JointTarget],
-    ) {
+    fn step(&mut self, dt: f64, _obs: &crate::controller::Observation<'_>, out: &mut [crate::controller::JointTarget]) {
         let targets = GaitPlayer::step(self, dt);
         for (o, t) in out.iter_mut().zip(targets) {
             *o = crate::controller::JointTarget::Position(*t);

@@ -127,7 +127,11 @@ impl PoseSequence {
                 ));
             }
             if !(p.hold_s.is_finite() && p.hold_s >= 0.0) {
-                return Err(bad(format!("{name}.{}.hold_s", p.name), p.hold_s.to_string(), "a time >= 0 s"));
+                return Err(bad(
+                    format!("{name}.{}.hold_s", p.name),
+                    p.hold_s.to_string(),
+                    "a time >= 0 s",
+                ));
             }
             let waits = p.targets.iter().any(|t| matches!(t, Some(PoseTarget::Position { .. })));
             if !waits && p.hold_s <= 0.0 {
@@ -181,16 +185,20 @@ impl PoseSequence {
                     value,
                     expected,
                 };
-                let (k, j) = joints.iter().enumerate().find(|(_, j)| &j.name == jname).ok_or_else(|| {
-                    bad(
-                        jname.clone(),
-                        format!(
-                            "a joint of {} ({})",
-                            robot.name,
-                            joints.iter().map(|j| j.name.as_str()).collect::<Vec<_>>().join(", ")
-                        ),
-                    )
-                })?;
+                let (k, j) = joints
+                    .iter()
+                    .enumerate()
+                    .find(|(_, j)| &j.name == jname)
+                    .ok_or_else(|| {
+                        bad(
+                            jname.clone(),
+                            format!(
+                                "a joint of {} ({})",
+                                robot.name,
+                                joints.iter().map(|j| j.name.as_str()).collect::<Vec<_>>().join(", ")
+                            ),
+                        )
+                    })?;
                 targets[k] = Some(match (t.position_deg, t.velocity_deg_s, j.def.actuator) {
                     (Some(a), None, Actuator::Position(s)) => {
                         let (lo, hi) = j.def.limits_rad();
@@ -282,13 +290,17 @@ impl PoseSequence {
     }
 
     fn reached(&self, pose: &Pose, positions: &[f64]) -> bool {
-        pose.targets.iter().zip(positions).zip(&self.wrap).all(|((t, &q), &wrap)| match *t {
-            Some(PoseTarget::Position { angle, tolerance }) => {
-                let e = if wrap { wrapped(angle, q) } else { angle - q };
-                e.abs() <= tolerance
-            }
-            _ => true,
-        })
+        pose.targets
+            .iter()
+            .zip(positions)
+            .zip(&self.wrap)
+            .all(|((t, &q), &wrap)| match *t {
+                Some(PoseTarget::Position { angle, tolerance }) => {
+                    let e = if wrap { wrapped(angle, q) } else { angle - q };
+                    e.abs() <= tolerance
+                }
+                _ => true,
+            })
     }
 }
 
@@ -423,18 +435,11 @@ mod tests {
             targets: vec![Some(PoseTarget::Velocity(3.0))],
             hold_s: 0.0,
         };
-        let e = PoseSequence::new("w", vec![pose.clone()], vec![true], true).unwrap_err().to_string();
+        let e = PoseSequence::new("w", vec![pose.clone()], vec![true], true)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("w.roll.hold_s"), "{e}");
-        let mut s = PoseSequence::new(
-            "w",
-            vec![Pose {
-                hold_s: 0.05,
-                ..pose
-            }],
-            vec![true],
-            true,
-        )
-        .unwrap();
+        let mut s = PoseSequence::new("w", vec![Pose { hold_s: 0.05, ..pose }], vec![true], true).unwrap();
         let none = BTreeMap::new();
         let mut out = [JointTarget::Position(0.0)];
         for _ in 0..4 {
@@ -451,22 +456,36 @@ mod tests {
         let robot = Topology::from_spec(&"pp:2".parse().unwrap(), &c).unwrap();
         let ok = "name: wave\nposes:\n  - {name: a, targets: {joint_1: {position_deg: 30}}}\n  - {name: b, targets: {joint_1: {position_deg: -30, tolerance_deg: 2}}}\n";
         let s = PoseSequence::from_yaml(ok, "w.yaml", &robot).unwrap();
-        assert_eq!(s.poses()[1].targets[0], Some(PoseTarget::Position {
-            angle: (-30f64).to_radians(),
-            tolerance: 2f64.to_radians()
-        }));
+        assert_eq!(
+            s.poses()[1].targets[0],
+            Some(PoseTarget::Position {
+                angle: (-30f64).to_radians(),
+                tolerance: 2f64.to_radians()
+            })
+        );
         // The servo's own tolerance (5°) when none is given.
-        assert_eq!(s.poses()[0].targets[0], Some(PoseTarget::Position {
-            angle: 30f64.to_radians(),
-            tolerance: 5f64.to_radians()
-        }));
+        assert_eq!(
+            s.poses()[0].targets[0],
+            Some(PoseTarget::Position {
+                angle: 30f64.to_radians(),
+                tolerance: 5f64.to_radians()
+            })
+        );
         for (text, named) in [
-            (ok.replace("joint_1: {position_deg: 30}", "joint_9: {position_deg: 30}"), "joint_9"),
+            (
+                ok.replace("joint_1: {position_deg: 30}", "joint_9: {position_deg: 30}"),
+                "joint_9",
+            ),
             (ok.replace("position_deg: 30}", "position_deg: 120}"), "[-90, 90]"),
-            (ok.replace("position_deg: 30}", "velocity_deg_s: 30}"), "position-driven"),
+            (
+                ok.replace("position_deg: 30}", "velocity_deg_s: 30}"),
+                "position-driven",
+            ),
             (ok.replace("{name: a,", "{name: a, speed: 2,"), "speed"),
         ] {
-            let e = PoseSequence::from_yaml(&text, "w.yaml", &robot).unwrap_err().to_string();
+            let e = PoseSequence::from_yaml(&text, "w.yaml", &robot)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(named) && e.contains("w.yaml"), "{named}: {e}");
         }
     }

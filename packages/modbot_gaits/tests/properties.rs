@@ -217,10 +217,7 @@ proptest! {
 fn player_converges_to_the_gait() {
     let lib = GaitLibrary::builtin();
     let topo = robot("py:16");
-    let g = lib
-        .build("sidewinding", &topo, &[])
-        .unwrap()
-        .generator;
+    let g = lib.build("sidewinding", &topo, &[]).unwrap().generator;
     let reference = g.clone();
     let mut player = GaitPlayer::new(vec![0.0; 16], vec![260f64.to_radians(); 16], lib.transition);
     player.start(Box::new(g));

@@ -78,7 +78,9 @@ pub enum SimError {
         have: f64,
     },
     /// An event-driven controller did not complete its cycles in the time allowed.
-    #[error("controller `{controller}` completed {done} of {wanted} cycles in {time} s of simulation (a pose it never reaches?)")]
+    #[error(
+        "controller `{controller}` completed {done} of {wanted} cycles in {time} s of simulation (a pose it never reaches?)"
+    )]
     Stalled {
         /// The controller.
         controller: String,

@@ -1,6 +1,7 @@
-//! What both engines simulate, built once from a robot and a scenario: rigid bodies (URDF
+//! What both engines simulate, built once from the robots and a scenario: rigid bodies (URDF
 //! links merged along fixed joints) with their mass properties and collision shapes at the
-//! start pose, the driven joints with their servos and limits, and the world's boxes.
+//! start pose, the driven joints with their drives and limits, and the world's boxes.
+//! Several robots make several independent trees, each rooted at its own body-tree centre.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +13,7 @@ use rapier3d::prelude::SharedShape;
 
 use crate::convert::to_pose;
 use crate::error::{Result, SimError};
-use crate::robot::{Servo, SimRobot};
+use crate::robot::{Drive, SimRobot};
 
 /// A collision shape of a robot body.
 #[derive(Clone)]
@@ -40,6 +41,10 @@ pub(crate) struct BodySpec {
     pub inertia: Matrix3<f64>,
     /// Collision shapes.
     pub colliders: Vec<BodyCollider>,
+    /// Coulomb friction of its surfaces (its robot's).
+    pub friction: f64,
+    /// Index of its robot.
+    pub robot: usize,
 }
 
 /// A driven joint between two bodies.
@@ -53,8 +58,8 @@ pub(crate) struct JointSpec {
     pub frame1: Isometry3<f64>,
     /// Joint frame in the child body frame.
     pub frame2: Isometry3<f64>,
-    /// Its servo.
-    pub servo: Servo,
+    /// Its drive.
+    pub drive: Drive,
     /// Lower limit, rad (−∞ for a continuous joint).
     pub lower: f64,
     /// Upper limit, rad.
@@ -72,23 +77,56 @@ pub(crate) struct ObstacleSpec {
     pub friction: f64,
 }
 
-/// Robot and world, ready for an engine.
+/// Where a robot starts: the position of its tail end (z = 0 puts its lowest point on the
+/// ground) and its heading about the vertical.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StartPose {
+    /// Position (x, y, z), m.
+    pub xyz: [f64; 3],
+    /// Heading, rad.
+    pub yaw: f64,
+}
+
+impl StartPose {
+    /// The scenario's start pose (`robot_start`).
+    pub fn of_scenario(scenario: &Scenario) -> StartPose {
+        StartPose {
+            xyz: scenario.robot_start.xyz,
+            yaw: scenario.robot_start.yaw_deg.to_radians(),
+        }
+    }
+}
+
+/// Where one robot's parts sit in the layout's lists.
+#[derive(Debug, Clone)]
+pub(crate) struct RobotSpan {
+    /// Robot name.
+    pub name: String,
+    /// Its bodies; the first holds its URDF root link.
+    pub bodies: std::ops::Range<usize>,
+    /// Its driven joints (command order).
+    pub joints: std::ops::Range<usize>,
+    /// Its URDF links (model order).
+    pub links: std::ops::Range<usize>,
+}
+
+/// Robots and world, ready for an engine.
 #[derive(Clone)]
 pub(crate) struct Layout {
-    /// Bodies; body 0 holds the URDF root link.
+    /// Bodies, robot after robot; each robot's first body holds its URDF root link.
     pub bodies: Vec<BodySpec>,
-    /// Driven joints in command order.
+    /// Driven joints in command order (robot after robot).
     pub joints: Vec<JointSpec>,
-    /// Per URDF link: its body and its pose in that body.
+    /// Per URDF link (robot after robot): its body and its pose in that body.
     pub link_body: Vec<(usize, Isometry3<f64>)>,
+    /// The robots.
+    pub robots: Vec<RobotSpan>,
     /// Box obstacles.
     pub obstacles: Vec<ObstacleSpec>,
     /// Gravity, m/s².
     pub gravity: Vector3<f64>,
     /// Friction of the ground.
     pub ground_friction: f64,
-    /// Friction of the robot's surfaces.
-    pub robot_friction: f64,
 }
 
 fn rotation_x_to(axis: &Vector3<f64>) -> UnitQuaternion<f64> {
@@ -125,9 +163,96 @@ fn shape_of(s: &Shape) -> Option<(SharedShape, Isometry3<f64>, Option<Vector3<f6
 }
 
 impl Layout {
-    /// Builds the layout: the robot at the scenario's start pose, its lowest point
-    /// `clearance` above the ground, its body axis along the start heading.
-    pub fn new(robot: &SimRobot, scenario: &Scenario, clearance: f64) -> Result<Layout> {
+    /// Builds the layout: each robot at its start pose, its lowest point `clearance` above
+    /// the start height, its body axis along the start heading; robots may not overlap
+    /// each other or an obstacle at the start.
+    pub fn new(robots: &[(&SimRobot, StartPose)], scenario: &Scenario, clearance: f64) -> Result<Layout> {
+        let mut obstacles = Vec::new();
+        let mut obstacle_names = Vec::new();
+        for b in scenario.boxes()? {
+            let pose = Isometry3::from_parts(
+                Translation3::new(b.center[0], b.center[1], b.center[2]),
+                UnitQuaternion::from_axis_angle(&Vector3::z_axis(), b.yaw),
+            );
+            let shape = SharedShape::cuboid(b.size[0] as f32 / 2.0, b.size[1] as f32 / 2.0, b.size[2] as f32 / 2.0);
+            obstacles.push(ObstacleSpec {
+                pose,
+                shape,
+                friction: b.friction,
+            });
+            obstacle_names.push(b.name.clone());
+        }
+        let mut layout = Layout {
+            bodies: Vec::new(),
+            joints: Vec::new(),
+            link_body: Vec::new(),
+            robots: Vec::new(),
+            obstacles,
+            gravity: Vector3::from(scenario.gravity),
+            ground_friction: scenario.ground.friction,
+        };
+        for (index, (robot, start)) in robots.iter().enumerate() {
+            let (bodies, joints, link_body) =
+                Layout::one_robot(robot, start, clearance, &layout.obstacles, &obstacle_names, index)?;
+            let b0 = layout.bodies.len();
+            let span = RobotSpan {
+                name: robot.model.name.clone(),
+                bodies: b0..b0 + bodies.len(),
+                joints: layout.joints.len()..layout.joints.len() + joints.len(),
+                links: layout.link_body.len()..layout.link_body.len() + link_body.len(),
+            };
+            // Robots may not start inside each other.
+            for (other, earlier) in layout.robots.iter().enumerate() {
+                for a in &layout.bodies[earlier.bodies.clone()] {
+                    for b in &bodies {
+                        for ca in &a.colliders {
+                            for cb in &b.colliders {
+                                let hit = intersection_test(
+                                    &to_pose(&(a.pose * ca.local)),
+                                    ca.shape.as_ref(),
+                                    &to_pose(&(b.pose * cb.local)),
+                                    cb.shape.as_ref(),
+                                )
+                                .map(|r| r.intersecting)
+                                .unwrap_or(false);
+                                if hit {
+                                    return Err(SimError::Robot {
+                                        robot: robot.model.name.clone(),
+                                        what: format!(
+                                            "robot {index}, body `{}`, overlaps body `{}` of robot {other} (`{}`) at the start",
+                                            b.name, a.name, earlier.name
+                                        ),
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            layout.bodies.extend(bodies);
+            layout.joints.extend(joints.into_iter().map(|mut j| {
+                j.parent += b0;
+                j.child += b0;
+                j
+            }));
+            layout
+                .link_body
+                .extend(link_body.into_iter().map(|(b, off)| (b + b0, off)));
+            layout.robots.push(span);
+        }
+        Ok(layout)
+    }
+
+    /// One robot's bodies, joints and link placement (body indices local to it).
+    #[allow(clippy::type_complexity)]
+    fn one_robot(
+        robot: &SimRobot,
+        start: &StartPose,
+        clearance: f64,
+        obstacles: &[ObstacleSpec],
+        obstacle_names: &[String],
+        robot_index: usize,
+    ) -> Result<(Vec<BodySpec>, Vec<JointSpec>, Vec<(usize, Isometry3<f64>)>)> {
         let model = &robot.model;
         let bad = |what: String| SimError::Robot {
             robot: model.name.clone(),
@@ -161,10 +286,9 @@ impl Layout {
             .collect::<Result<_>>()?;
 
         // Start pose: heading and position from the scenario, lowest point on the ground.
-        let start = &scenario.robot_start;
         let base = Isometry3::from_parts(
             Translation3::new(start.xyz[0], start.xyz[1], 0.0),
-            UnitQuaternion::from_axis_angle(&Vector3::z_axis(), start.yaw_deg.to_radians()),
+            UnitQuaternion::from_axis_angle(&Vector3::z_axis(), start.yaw),
         );
         let link_poses = model.forward(&BTreeMap::new(), &base);
         let mut min_z = f64::INFINITY;
@@ -181,22 +305,6 @@ impl Layout {
         }
         let lift = Translation3::new(0.0, 0.0, start.xyz[2] - min_z + clearance);
         let link_poses: Vec<Isometry3<f64>> = link_poses.iter().map(|p| lift * p).collect();
-
-        let mut obstacles = Vec::new();
-        let mut obstacle_names = Vec::new();
-        for b in scenario.boxes()? {
-            let pose = Isometry3::from_parts(
-                Translation3::new(b.center[0], b.center[1], b.center[2]),
-                UnitQuaternion::from_axis_angle(&Vector3::z_axis(), b.yaw),
-            );
-            let shape = SharedShape::cuboid(b.size[0] as f32 / 2.0, b.size[1] as f32 / 2.0, b.size[2] as f32 / 2.0);
-            obstacles.push(ObstacleSpec {
-                pose,
-                shape,
-                friction: b.friction,
-            });
-            obstacle_names.push(b.name.clone());
-        }
 
         // Bodies with the URDF's mass properties.
         let mut bodies = Vec::with_capacity(body_links.len());
@@ -240,7 +348,7 @@ impl Layout {
                         .ok_or_else(|| bad(format!("link `{}`: mesh collisions are not simulated", link.name)))?;
                     let local = off * origin * fix;
                     let world_pose = pose * local;
-                    for (name, o) in obstacle_names.iter().zip(&obstacles) {
+                    for (name, o) in obstacle_names.iter().zip(obstacles) {
                         let hit = intersection_test(
                             &to_pose(&o.pose),
                             o.shape.as_ref(),
@@ -270,6 +378,8 @@ impl Layout {
                 com,
                 inertia,
                 colliders,
+                friction: robot.friction,
+                robot: robot_index,
             });
         }
 
@@ -292,7 +402,7 @@ impl Layout {
                 child: cb,
                 frame1: frame_in_parent * align,
                 frame2: align,
-                servo: robot.servos[index],
+                drive: robot.drives[index],
                 lower,
                 upper,
             });
@@ -303,26 +413,24 @@ impl Layout {
             .map(|(j, name)| j.ok_or_else(|| bad(format!("servo `{name}` drives no movable joint"))))
             .collect::<Result<_>>()?;
 
-        Ok(Layout {
-            bodies,
-            joints,
-            link_body,
-            obstacles,
-            gravity: Vector3::from(scenario.gravity),
-            ground_friction: scenario.ground.friction,
-            robot_friction: robot.friction,
-        })
+        Ok((bodies, joints, link_body))
     }
 
-    /// The body-tree centre (the node whose farthest node is nearest): both engines root the
-    /// robot there, so a chain's two halves are solved alike (decision 0012).
-    pub fn tree_center(&self) -> usize {
-        let nb = self.bodies.len();
-        let mut adj = vec![Vec::new(); nb];
-        for j in &self.joints {
-            adj[j.parent].push(j.child);
-            adj[j.child].push(j.parent);
+    /// Body adjacency through the driven joints: per body, the joints at it.
+    fn adjacency(&self) -> Vec<Vec<usize>> {
+        let mut adjacency: Vec<Vec<usize>> = vec![Vec::new(); self.bodies.len()];
+        for (k, j) in self.joints.iter().enumerate() {
+            adjacency[j.parent].push(k);
+            adjacency[j.child].push(k);
         }
+        adjacency
+    }
+
+    /// Each robot's body-tree centre (the body whose farthest body is nearest): both engines
+    /// root a robot there, so a chain's two halves are solved alike (decision 0012).
+    pub fn tree_centers(&self) -> Vec<usize> {
+        let nb = self.bodies.len();
+        let adjacency = self.adjacency();
         let eccentricity = |start: usize| {
             let mut dist = vec![usize::MAX; nb];
             dist[start] = 0;
@@ -330,7 +438,9 @@ impl Layout {
             let mut far = 0;
             while let Some(v) = queue.pop_front() {
                 far = far.max(dist[v]);
-                for &w in &adj[v] {
+                for &k in &adjacency[v] {
+                    let j = &self.joints[k];
+                    let w = if j.parent == v { j.child } else { j.parent };
                     if dist[w] == usize::MAX {
                         dist[w] = dist[v] + 1;
                         queue.push_back(w);
@@ -339,35 +449,48 @@ impl Layout {
             }
             far
         };
-        (0..nb).min_by_key(|&v| (eccentricity(v), v)).unwrap_or(0)
+        self.robots
+            .iter()
+            .map(|r| {
+                r.bodies
+                    .clone()
+                    .min_by_key(|&v| (eccentricity(v), v))
+                    .unwrap_or(r.bodies.start)
+            })
+            .collect()
     }
 
-    /// Joints in breadth-first order from the tree centre, each with `flipped` = its URDF
-    /// parent is on the far side from the centre.
-    pub fn joint_order(&self) -> Vec<(usize, bool)> {
-        let nb = self.bodies.len();
-        let mut adjacency: Vec<Vec<usize>> = vec![Vec::new(); nb];
-        for (k, j) in self.joints.iter().enumerate() {
-            adjacency[j.parent].push(k);
-            adjacency[j.child].push(k);
-        }
-        let center = self.tree_center();
-        let mut order = Vec::with_capacity(self.joints.len());
-        let mut seen = vec![false; nb];
-        let mut queue = std::collections::VecDeque::from([center]);
-        seen[center] = true;
-        while let Some(b) = queue.pop_front() {
-            for &k in &adjacency[b] {
-                let j = &self.joints[k];
-                let other = if j.parent == b { j.child } else { j.parent };
-                if !seen[other] {
-                    seen[other] = true;
-                    order.push((k, j.parent != b));
-                    queue.push_back(other);
+    /// Per robot: its tree centre and its joints in breadth-first order from there, each
+    /// with `flipped` = its URDF parent is on the far side from the centre. A joint missing
+    /// from every list closes a kinematic loop.
+    pub fn trees(&self) -> Vec<(usize, Vec<(usize, bool)>)> {
+        let adjacency = self.adjacency();
+        let mut seen = vec![false; self.bodies.len()];
+        self.tree_centers()
+            .into_iter()
+            .map(|center| {
+                let mut order = Vec::new();
+                let mut queue = std::collections::VecDeque::from([center]);
+                seen[center] = true;
+                while let Some(b) = queue.pop_front() {
+                    for &k in &adjacency[b] {
+                        let j = &self.joints[k];
+                        let other = if j.parent == b { j.child } else { j.parent };
+                        if !seen[other] {
+                            seen[other] = true;
+                            order.push((k, j.parent != b));
+                            queue.push_back(other);
+                        }
+                    }
                 }
-            }
-        }
-        order
+                (center, order)
+            })
+            .collect()
+    }
+
+    /// All trees' joints in order ([`Layout::trees`] concatenated).
+    pub fn joint_order(&self) -> Vec<(usize, bool)> {
+        self.trees().into_iter().flat_map(|(_, order)| order).collect()
     }
 
     /// A point given in a link's frame, as (body, point in that body's frame).

@@ -11,7 +11,8 @@ pub mod run;
 pub mod world;
 
 pub use error::{Result, SimError};
+pub use layout::StartPose;
 pub use measure::{Recorder, Report, Sample};
-pub use robot::{Servo, SimRobot};
+pub use robot::{Drive, Servo, SimRobot};
 pub use run::{RunOutput, RunPlan, run_controller, run_gait};
-pub use world::{Engine, SimSettings, Simulator};
+pub use world::{Engine, EngineSettings, NativeSettings, RapierSettings, SimSettings, Simulator, Twist};

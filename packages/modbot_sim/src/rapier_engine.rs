@@ -1,5 +1,5 @@
-//! The rapier3d engine: the robot as one rapier multibody (reduced coordinates) rooted at the
-//! body-tree centre, servos as rapier velocity motors, the ground as a half-space. Kept as the
+//! The rapier3d engine: each robot as one rapier multibody (reduced coordinates) rooted at its
+//! body-tree centre, drives as rapier velocity motors, the ground as a half-space. Kept as the
 //! cross-check of the native engine (decision records 0012 and 0018).
 
 use nalgebra::{Isometry3, Matrix3, Vector3};
@@ -33,12 +33,13 @@ pub(crate) struct RapierWorld {
 }
 
 /// A collider with Coulomb friction (`min` combine, as Gazebo/ODE), no restitution, and
-/// contacts only between the robot and the world (decision record 0012).
-fn collider(shape: SharedShape, friction: f64, robot: bool) -> ColliderBuilder {
-    let (member, filter) = if robot {
-        (ROBOT_GROUP, WORLD_GROUP)
-    } else {
-        (WORLD_GROUP, ROBOT_GROUP)
+/// contacts only between a robot and the world or another robot, never inside a robot
+/// (decision record 0012): robot `r` is in a group of its own, the world in another.
+fn collider(shape: SharedShape, friction: f64, robot: Option<usize>, robots: usize) -> ColliderBuilder {
+    let all_robots = (0..robots).fold(Group::NONE, |g, r| g | robot_group(r));
+    let (member, filter) = match robot {
+        Some(r) => (robot_group(r), WORLD_GROUP | (all_robots - robot_group(r))),
+        None => (WORLD_GROUP, all_robots),
     };
     ColliderBuilder::new(shape)
         .friction(friction as f32)
@@ -47,8 +48,16 @@ fn collider(shape: SharedShape, friction: f64, robot: bool) -> ColliderBuilder {
         .collision_groups(InteractionGroups::new(member, filter, InteractionTestMode::And))
 }
 
-const ROBOT_GROUP: Group = Group::GROUP_1;
 const WORLD_GROUP: Group = Group::GROUP_2;
+
+/// Robot 0 in group 1, the world in group 2, robots 1.. in groups 3..=32.
+fn robot_group(r: usize) -> Group {
+    if r == 0 {
+        Group::GROUP_1
+    } else {
+        Group::from_bits_truncate(1u32 << (r + 1).min(31))
+    }
+}
 
 fn inertia_matrix(i: &Matrix3<f64>) -> Matrix {
     Matrix::from_cols_array(&[
@@ -74,14 +83,15 @@ impl RapierWorld {
         world.integration_parameters.num_internal_pgs_iterations = params.pgs_iterations;
         world.integration_parameters.length_unit = 0.1;
 
+        let robots = layout.robots.len();
         let ground = world.insert_body(RigidBodyBuilder::fixed());
         world.insert_collider(
-            collider(SharedShape::halfspace(Vector::Z), layout.ground_friction, false),
+            collider(SharedShape::halfspace(Vector::Z), layout.ground_friction, None, robots),
             Some(ground),
         );
         for o in &layout.obstacles {
             let h = world.insert_body(RigidBodyBuilder::fixed().pose(to_pose(&o.pose)));
-            world.insert_collider(collider(o.shape.clone(), o.friction, false), Some(h));
+            world.insert_collider(collider(o.shape.clone(), o.friction, None, robots), Some(h));
         }
 
         let mut bodies = Vec::with_capacity(layout.bodies.len());
@@ -94,7 +104,7 @@ impl RapierWorld {
                     .can_sleep(false),
             );
             for c in &b.colliders {
-                let col = collider(c.shape.clone(), layout.robot_friction, true)
+                let col = collider(c.shape.clone(), b.friction, Some(b.robot), robots)
                     .position(to_pose(&c.local))
                     .density(0.0);
                 world.insert_collider(col, Some(handle));
@@ -111,7 +121,7 @@ impl RapierWorld {
                 .contacts_enabled(false)
                 .motor_model(JointAxis::AngX, MotorModel::ForceBased)
                 .motor_velocity(JointAxis::AngX, 0.0, params.motor_damping as f32)
-                .motor_max_force(JointAxis::AngX, j.servo.max_torque as f32);
+                .motor_max_force(JointAxis::AngX, j.drive.max_torque() as f32);
             if j.lower.is_finite() {
                 builder = builder.limits(JointAxis::AngX, [j.lower as f32, j.upper as f32]);
             }
@@ -129,10 +139,10 @@ impl RapierWorld {
         // rapier gives every angular multibody DOF a default damping of 0.1 N·m·s/rad, the
         // free root's included: a drag on the whole robot's rotation and, on a 0.314 N·m
         // servo, a cap of 3.14 rad/s. The source's model has neither (decision 0012).
-        if let Some(m) = motors.first()
-            && let Some((mb, _)) = world.multibody_joints.get_mut(m.handle)
-        {
-            mb.damping_mut().fill(0.0);
+        for m in &motors {
+            if let Some((mb, _)) = world.multibody_joints.get_mut(m.handle) {
+                mb.damping_mut().fill(0.0);
+            }
         }
         for m in &motors {
             if let Some((mb, link)) = world.multibody_joints.get_mut(m.handle)
@@ -154,7 +164,7 @@ impl RapierWorld {
         })
     }
 
-    /// Servo speeds from `w` (rad/s per joint, URDF sign), then one rapier step.
+    /// Drive speeds from `w` (rad/s per joint, URDF sign), then one rapier step.
     pub fn step(&mut self, w: &[f64]) {
         for (m, w) in self.motors.iter().zip(w) {
             let w = if m.flipped { -w } else { *w };
@@ -167,6 +177,14 @@ impl RapierWorld {
             }
         }
         self.world.step();
+    }
+
+    /// URDF rate of a joint (command index), rad/s: the multibody's generalised velocity.
+    pub fn joint_velocity(&self, joint: usize) -> Option<f64> {
+        let m = &self.motors[joint];
+        let (mb, link) = self.world.multibody_joints.get(m.handle)?;
+        let v = mb.joint_velocity(mb.link(link)?).get(0).copied()? as f64;
+        Some(if m.flipped { -v } else { v })
     }
 
     pub fn body_pose(&self, b: usize) -> Isometry3<f64> {

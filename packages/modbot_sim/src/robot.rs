@@ -1,4 +1,4 @@
-//! A robot ready for simulation: a checked URDF and a servo per movable joint.
+//! A robot ready for simulation: a checked URDF and a drive per movable joint.
 
 use modbot_core::{Actuator, Topology};
 use modbot_description::model::JointKind;
@@ -18,6 +18,54 @@ pub struct Servo {
     pub max_torque: f64,
 }
 
+/// How a joint is driven.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Drive {
+    /// The position servo of the source: its target is an angle, rad.
+    Position(Servo),
+    /// A velocity drive (a wheel): its target is a speed, rad/s, clipped to ±`max_speed`,
+    /// reached with the motor torque capped at `max_torque`.
+    Velocity {
+        /// Speed limit, rad/s.
+        max_speed: f64,
+        /// Torque limit, N·m.
+        max_torque: f64,
+    },
+    /// No motor: the joint turns freely (its target is ignored).
+    Free,
+}
+
+impl Drive {
+    /// Speed limit, rad/s (infinite for a free joint).
+    pub fn max_speed(&self) -> f64 {
+        match self {
+            Drive::Position(s) => s.max_speed,
+            Drive::Velocity { max_speed, .. } => *max_speed,
+            Drive::Free => f64::INFINITY,
+        }
+    }
+
+    /// Torque limit, N·m (zero for a free joint).
+    pub fn max_torque(&self) -> f64 {
+        match self {
+            Drive::Position(s) => s.max_torque,
+            Drive::Velocity { max_torque, .. } => *max_torque,
+            Drive::Free => 0.0,
+        }
+    }
+
+    /// The joint speed the drive asks for, rad/s, given its target and the joint's angle:
+    /// kp (target − angle) for a servo, the target for a velocity drive, both clipped to
+    /// ±max_speed; zero for a free joint.
+    pub fn commanded_speed(&self, target: f64, angle: f64) -> f64 {
+        match self {
+            Drive::Position(s) => (s.kp * (target - angle)).clamp(-s.max_speed, s.max_speed),
+            Drive::Velocity { max_speed, .. } => target.clamp(-max_speed, *max_speed),
+            Drive::Free => 0.0,
+        }
+    }
+}
+
 /// A robot for the simulator.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimRobot {
@@ -25,8 +73,8 @@ pub struct SimRobot {
     pub model: UrdfModel,
     /// Names of the driven joints, in command order.
     pub joint_names: Vec<String>,
-    /// Servo of each driven joint.
-    pub servos: Vec<Servo>,
+    /// Drive of each driven joint (command order).
+    pub drives: Vec<Drive>,
     /// Coulomb friction of the robot's surfaces.
     pub friction: f64,
 }
@@ -38,53 +86,70 @@ impl SimRobot {
         let text = urdf::urdf(topology, &DescriptionConfig::builtin())?;
         let model = UrdfModel::parse(&text, &format!("{}.urdf", topology.name))?;
         let joints = topology.joints();
-        let mut servos = Vec::with_capacity(joints.len());
+        let mut drives = Vec::with_capacity(joints.len());
         for j in &joints {
-            match j.def.actuator {
-                Actuator::Position(s) => servos.push(Servo {
+            let max_speed = j.def.actuator.max_speed_rad_s();
+            drives.push(match j.def.actuator {
+                Actuator::Position(s) => Drive::Position(Servo {
                     kp: s.kp,
-                    max_speed: j.def.actuator.max_speed_rad_s(),
+                    max_speed,
                     max_torque: s.max_torque_nm,
                 }),
-                Actuator::Velocity(_) => {
-                    return Err(SimError::Robot {
-                        robot: topology.name.clone(),
-                        what: format!("joint `{}` is velocity-driven, which this engine does not drive", j.name),
-                    });
-                }
-            }
+                Actuator::Velocity(v) => Drive::Velocity {
+                    max_speed,
+                    max_torque: v.max_torque_nm,
+                },
+            });
         }
         let friction = (0..topology.len())
             .map(|i| topology.kind_of(i).contact.friction)
             .fold(f64::INFINITY, f64::min);
-        Self::new(model, joints.iter().map(|j| j.name.clone()).collect(), servos, friction)
+        Self::new(model, joints.iter().map(|j| j.name.clone()).collect(), drives, friction)
     }
 
-    /// Any URDF: every movable joint gets a servo with gain `kp` and the speed and effort
-    /// limits of its `<limit>` element.
+    /// Any URDF: every revolute joint gets a position servo with gain `kp` and the speed and
+    /// effort limits of its `<limit>` element; a continuous joint, whose limits the URDF
+    /// model does not keep, turns freely ([`Drive::Free`]) until [`SimRobot::with_drive`]
+    /// gives it a drive (a wheel's [`Drive::Velocity`], say).
     pub fn from_urdf(text: &str, origin: &str, kp: f64, friction: f64) -> Result<SimRobot> {
         let model = UrdfModel::parse(text, origin)?;
         let mut names = Vec::new();
-        let mut servos = Vec::new();
+        let mut drives = Vec::new();
         for j in model.movable_joints() {
-            let limits = j.limits.ok_or_else(|| SimError::Robot {
-                robot: model.name.clone(),
-                what: format!(
-                    "joint `{}` has no <limit> (a continuous joint needs effort and velocity)",
-                    j.name
-                ),
-            })?;
             names.push(j.name.clone());
-            servos.push(Servo {
-                kp,
-                max_speed: limits.velocity,
-                max_torque: limits.effort,
+            drives.push(match j.limits {
+                Some(limits) => Drive::Position(Servo {
+                    kp,
+                    max_speed: limits.velocity,
+                    max_torque: limits.effort,
+                }),
+                None => Drive::Free,
             });
         }
-        Self::new(model, names, servos, friction)
+        Self::new(model, names, drives, friction)
     }
 
-    fn new(model: UrdfModel, joint_names: Vec<String>, servos: Vec<Servo>, friction: f64) -> Result<SimRobot> {
+    /// The same robot with joint `joint` driven by `drive` instead (e.g. a wheel's velocity
+    /// drive, or a free joint); the drive is checked as the constructors check theirs.
+    pub fn with_drive(mut self, joint: &str, drive: Drive) -> Result<SimRobot> {
+        let i = self
+            .joint_names
+            .iter()
+            .position(|n| n == joint)
+            .ok_or_else(|| SimError::UnknownJoint {
+                joint: joint.to_string(),
+                known: self.joint_names.join(", "),
+            })?;
+        self.drives[i] = drive;
+        Self::new(self.model, self.joint_names, self.drives, self.friction)
+    }
+
+    /// Speed limit of each joint, rad/s (command order): what a gait player needs.
+    pub fn max_speeds(&self) -> Vec<f64> {
+        self.drives.iter().map(Drive::max_speed).collect()
+    }
+
+    fn new(model: UrdfModel, joint_names: Vec<String>, drives: Vec<Drive>, friction: f64) -> Result<SimRobot> {
         let bad = |what: String| SimError::Robot {
             robot: model.name.clone(),
             what,
@@ -100,12 +165,22 @@ impl SimRobot {
                 }
             }
         }
-        for (name, s) in joint_names.iter().zip(&servos) {
-            for (what, v) in [
-                ("kp", s.kp),
-                ("velocity limit", s.max_speed),
-                ("effort limit", s.max_torque),
-            ] {
+        if drives.len() != joint_names.len() {
+            return Err(bad(format!("{} drives for {} joints", drives.len(), joint_names.len())));
+        }
+        for (name, d) in joint_names.iter().zip(&drives) {
+            let checks: &[(&str, f64)] = match d {
+                Drive::Position(s) => &[
+                    ("kp", s.kp),
+                    ("velocity limit", s.max_speed),
+                    ("effort limit", s.max_torque),
+                ],
+                Drive::Velocity { max_speed, max_torque } => {
+                    &[("velocity limit", *max_speed), ("effort limit", *max_torque)]
+                }
+                Drive::Free => &[],
+            };
+            for &(what, v) in checks {
                 if !(v.is_finite() && v > 0.0) {
                     return Err(bad(format!(
                         "joint `{name}`: {what} = {v}, expected a finite number > 0"
@@ -130,7 +205,7 @@ impl SimRobot {
         Ok(SimRobot {
             model,
             joint_names,
-            servos,
+            drives,
             friction,
         })
     }

@@ -6,6 +6,7 @@ use modbot_gaits::{Controller, Gait, GaitPlayer, JointTarget, Observation, Trans
 
 use crate::error::{Result, SimError};
 use crate::measure::{Recorder, Report, Sample};
+use crate::robot::Drive;
 use crate::world::Simulator;
 
 /// How long and how finely to run.
@@ -85,7 +86,9 @@ pub fn run_controller(
     let mut rec = Recorder::default();
     let mut positions = sim.joint_positions();
     rec.record(sim, &positions);
-    let mut velocities = vec![0.0; n];
+    let mut velocities = sim.joint_velocities();
+    let drives = sim.drives();
+    let names = sim.joint_names().to_vec();
     let mut targets = vec![JointTarget::Position(0.0); n];
     let mut values = vec![0.0; n];
     let sensors = BTreeMap::new();
@@ -104,18 +107,34 @@ pub fn run_controller(
             sensors: &sensors,
         };
         controller.step(dt, &obs, &mut targets);
-        for (v, t) in values.iter_mut().zip(&targets) {
+        for (k, (v, t)) in values.iter_mut().zip(&targets).enumerate() {
+            let fits = matches!(
+                (t, drives[k]),
+                (JointTarget::Position(_), Drive::Position(_) | Drive::Free)
+                    | (JointTarget::Velocity(_), Drive::Velocity { .. } | Drive::Free)
+            );
+            if !fits {
+                return Err(SimError::Robot {
+                    robot: controller.name().to_string(),
+                    what: format!(
+                        "controller sends a {} target to joint `{}`, which is driven by {:?}",
+                        match t {
+                            JointTarget::Position(_) => "position",
+                            JointTarget::Velocity(_) => "velocity",
+                        },
+                        names[k],
+                        drives[k]
+                    ),
+                });
+            }
             *v = t.value();
         }
         sim.set_targets(&values)?;
         for _ in 0..substeps {
             sim.step()?;
         }
-        let now = sim.joint_positions();
-        for ((v, q), p) in velocities.iter_mut().zip(&now).zip(&positions) {
-            *v = (q - p) / dt;
-        }
-        positions = now;
+        positions = sim.joint_positions();
+        velocities = sim.joint_velocities();
         rec.record(sim, &values);
         progress(sim.time() - t_start, expected_total);
         if period.is_none() {

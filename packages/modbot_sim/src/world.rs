@@ -1,15 +1,18 @@
-//! The simulator: one robot in one scenario, on modbot's native reduced-coordinate engine
-//! (the default) or on a rapier3d multibody (the cross-check); decision records 0012, 0018.
+//! The simulator: one or several robots in one scenario, on modbot's native
+//! reduced-coordinate engine (the default) or on rapier3d multibodies (the cross-check);
+//! decision records 0012, 0018.
+
+use std::ops::Range;
 
 use modbot_core::Scenario;
 use modbot_description::model::Shape;
 use nalgebra::{Isometry3, Point3, Vector3};
 
 use crate::error::{Result, SimError};
-use crate::layout::{JointSpec, Layout};
+use crate::layout::{JointSpec, Layout, StartPose};
 use crate::native::{NativeParams, NativeWorld};
 use crate::rapier_engine::{RapierParams, RapierWorld};
-use crate::robot::SimRobot;
+use crate::robot::{Drive, SimRobot};
 
 /// Which physics engine steps the world.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -42,99 +45,204 @@ impl std::fmt::Display for Engine {
     }
 }
 
-/// Compliance of the native engine's contact rows, as a fraction of each row's effective
-/// inverse mass: it makes the statically indeterminate contact forces of a chain lying on
-/// the ground unique, so Gauss–Seidel's order cannot pick a side (decision 0018).
-const CONTACT_CFM: f64 = 0.03;
-
-/// Numerical settings of the embedded simulator.
+/// Settings of the native engine (decision record 0018).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SimSettings {
-    /// The engine.
-    pub engine: Engine,
-    /// Physics step, s (default: the scenario's `physics.step_s`).
-    pub step_s: f64,
-    /// Solver iterations per step (rapier: substeps; native: the solve is one, and its
-    /// Gauss–Seidel sweeps are `solver_iterations × pgs_iterations`).
+pub struct NativeSettings {
+    /// Projected Gauss–Seidel sweeps per step.
+    pub sweeps: usize,
+    /// Reflected rotor inertia added to each driven joint, kg·m².
+    pub armature: f64,
+    /// Viscous damping of each joint, N·m·s/rad.
+    pub joint_damping: f64,
+    /// Error reduction: the fraction of a penetration (contact or limit) removed per step.
+    pub erp: f64,
+    /// Compliance of the contact rows, as a fraction of each row's effective inverse mass:
+    /// it makes the statically indeterminate contact forces of a chain lying on the ground
+    /// unique, so Gauss–Seidel's order cannot pick a side.
+    pub cfm: f64,
+    /// Penetration left alone, m.
+    pub slop_m: f64,
+    /// Contacts are made this far before touching, m.
+    pub margin_m: f64,
+}
+
+impl Default for NativeSettings {
+    fn default() -> NativeSettings {
+        NativeSettings {
+            sweeps: 10,
+            armature: 2e-5,
+            joint_damping: 0.0,
+            erp: 0.2,
+            cfm: 0.03,
+            slop_m: 5e-4,
+            margin_m: 2e-3,
+        }
+    }
+}
+
+/// Settings of the rapier3d engine (decision record 0012).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RapierSettings {
+    /// Solver iterations (substeps) per step.
     pub solver_iterations: usize,
-    /// Gauss-Seidel sweeps inside each solver iteration.
+    /// Gauss–Seidel sweeps inside each solver iteration.
     pub pgs_iterations: usize,
-    /// Damping coefficient of the rapier velocity motor that realises the servo, N·m·s/rad
-    /// (the native engine's servo is a hard speed constraint with its torque capped).
+    /// Damping coefficient of the velocity motor that realises a drive, N·m·s/rad.
     pub motor_damping: f64,
     /// Reflected rotor inertia added to each driven joint, kg·m².
     pub armature: f64,
-    /// Viscous damping of each driven joint, N·m·s/rad.
+    /// Viscous damping of each joint, N·m·s/rad.
     pub joint_damping: f64,
-    /// Gap left under the robot at the start, m.
-    pub start_clearance_m: f64,
 }
 
-impl SimSettings {
-    /// Defaults of `engine` for a scenario.
-    pub fn for_engine(engine: Engine, s: &Scenario) -> SimSettings {
-        match engine {
-            Engine::Native => SimSettings::for_scenario(s),
-            Engine::Rapier => SimSettings::rapier(s),
-        }
-    }
-
-    /// Defaults for a scenario on the native engine (decision record 0018).
-    pub fn for_scenario(s: &Scenario) -> SimSettings {
-        SimSettings {
-            engine: Engine::Native,
-            step_s: s.physics.step_s,
-            solver_iterations: 10,
-            pgs_iterations: 1,
-            motor_damping: 5.0,
-            armature: 2e-5,
-            joint_damping: 0.0,
-            start_clearance_m: 5e-4,
-        }
-    }
-
-    /// Defaults for a scenario on the rapier engine (decision record 0012).
-    pub fn rapier(s: &Scenario) -> SimSettings {
-        SimSettings {
-            engine: Engine::Rapier,
-            step_s: s.physics.step_s,
+impl Default for RapierSettings {
+    fn default() -> RapierSettings {
+        RapierSettings {
             solver_iterations: 8,
             pgs_iterations: 4,
             motor_damping: 5.0,
             armature: 2e-5,
             joint_damping: 0.0,
-            start_clearance_m: 5e-4,
+        }
+    }
+}
+
+/// The engine and its own settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum EngineSettings {
+    /// modbot's native engine.
+    Native(NativeSettings),
+    /// The rapier3d multibody.
+    Rapier(RapierSettings),
+}
+
+impl EngineSettings {
+    /// The defaults of an engine.
+    pub fn defaults(engine: Engine) -> EngineSettings {
+        match engine {
+            Engine::Native => EngineSettings::Native(NativeSettings::default()),
+            Engine::Rapier => EngineSettings::Rapier(RapierSettings::default()),
         }
     }
 
+    /// Which engine these are for.
+    pub fn engine(&self) -> Engine {
+        match self {
+            EngineSettings::Native(_) => Engine::Native,
+            EngineSettings::Rapier(_) => Engine::Rapier,
+        }
+    }
+}
+
+/// Numerical settings of the embedded simulator.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimSettings {
+    /// Physics step, s (default: the scenario's `physics.step_s`).
+    pub step_s: f64,
+    /// Gap left under each robot at the start, m.
+    pub start_clearance_m: f64,
+    /// The engine and its settings.
+    pub engine: EngineSettings,
+}
+
+fn bad(key: &str, v: impl ToString, expected: &str) -> SimError {
+    SimError::Settings {
+        key: key.into(),
+        value: v.to_string(),
+        expected: expected.into(),
+    }
+}
+
+fn finite_at_least(key: &str, v: f64, min: f64) -> Result<()> {
+    if v.is_finite() && v >= min {
+        Ok(())
+    } else {
+        Err(bad(key, v, &format!("a finite number >= {min}")))
+    }
+}
+
+impl NativeSettings {
     fn validate(&self) -> Result<()> {
-        let bad = |key: &str, v: f64, expected: &str| SimError::Settings {
-            key: key.into(),
-            value: v.to_string(),
-            expected: expected.into(),
-        };
+        if self.sweeps == 0 || self.sweeps > 4096 {
+            return Err(bad("native.sweeps", self.sweeps, "1 to 4096"));
+        }
+        finite_at_least("native.armature", self.armature, 0.0)?;
+        finite_at_least("native.joint_damping", self.joint_damping, 0.0)?;
+        if !(self.erp.is_finite() && (0.0..=1.0).contains(&self.erp)) {
+            return Err(bad("native.erp", self.erp, "a fraction in [0, 1]"));
+        }
+        finite_at_least("native.cfm", self.cfm, 0.0)?;
+        finite_at_least("native.slop_m", self.slop_m, 0.0)?;
+        finite_at_least("native.margin_m", self.margin_m, 0.0)
+    }
+}
+
+impl RapierSettings {
+    fn validate(&self) -> Result<()> {
+        if self.solver_iterations == 0 || self.solver_iterations > 256 {
+            return Err(bad("rapier.solver_iterations", self.solver_iterations, "1 to 256"));
+        }
+        if self.pgs_iterations == 0 || self.pgs_iterations > 64 {
+            return Err(bad("rapier.pgs_iterations", self.pgs_iterations, "1 to 64"));
+        }
+        if !(self.motor_damping.is_finite() && self.motor_damping > 0.0) {
+            return Err(bad("rapier.motor_damping", self.motor_damping, "a finite number > 0"));
+        }
+        finite_at_least("rapier.armature", self.armature, 0.0)?;
+        finite_at_least("rapier.joint_damping", self.joint_damping, 0.0)
+    }
+}
+
+impl SimSettings {
+    /// Defaults of `engine` for a scenario.
+    pub fn for_engine(engine: Engine, s: &Scenario) -> SimSettings {
+        SimSettings {
+            step_s: s.physics.step_s,
+            start_clearance_m: 5e-4,
+            engine: EngineSettings::defaults(engine),
+        }
+    }
+
+    /// Defaults for a scenario on the native engine (decision record 0018).
+    pub fn for_scenario(s: &Scenario) -> SimSettings {
+        SimSettings::for_engine(Engine::Native, s)
+    }
+
+    /// Defaults for a scenario on the rapier engine (decision record 0012).
+    pub fn rapier(s: &Scenario) -> SimSettings {
+        SimSettings::for_engine(Engine::Rapier, s)
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> Engine {
+        self.engine.engine()
+    }
+
+    /// Solver effort as the command line gives it: rapier takes both numbers as they are;
+    /// the native engine, whose solve is one, sweeps `solver × pgs` times (by default
+    /// `solver` = its sweeps and `pgs` = 1).
+    pub fn with_iterations(mut self, solver: Option<usize>, pgs: Option<usize>) -> SimSettings {
+        match &mut self.engine {
+            EngineSettings::Native(n) => {
+                n.sweeps = solver.unwrap_or(n.sweeps).saturating_mul(pgs.unwrap_or(1));
+            }
+            EngineSettings::Rapier(r) => {
+                r.solver_iterations = solver.unwrap_or(r.solver_iterations);
+                r.pgs_iterations = pgs.unwrap_or(r.pgs_iterations);
+            }
+        }
+        self
+    }
+
+    fn validate(&self) -> Result<()> {
         if !(self.step_s.is_finite() && self.step_s > 0.0 && self.step_s <= 0.02) {
             return Err(bad("step_s", self.step_s, "a physics step in (0, 0.02] s"));
         }
-        if self.solver_iterations == 0 || self.solver_iterations > 256 {
-            return Err(bad("solver_iterations", self.solver_iterations as f64, "1 to 256"));
+        finite_at_least("start_clearance_m", self.start_clearance_m, 0.0)?;
+        match &self.engine {
+            EngineSettings::Native(n) => n.validate(),
+            EngineSettings::Rapier(r) => r.validate(),
         }
-        if self.pgs_iterations == 0 || self.pgs_iterations > 64 {
-            return Err(bad("pgs_iterations", self.pgs_iterations as f64, "1 to 64"));
-        }
-        if !(self.motor_damping.is_finite() && self.motor_damping > 0.0) {
-            return Err(bad("motor_damping", self.motor_damping, "a finite number > 0"));
-        }
-        if !(self.joint_damping.is_finite() && self.joint_damping >= 0.0) {
-            return Err(bad("joint_damping", self.joint_damping, "a finite number >= 0"));
-        }
-        if !(self.armature.is_finite() && self.armature >= 0.0) {
-            return Err(bad("armature", self.armature, "a finite number >= 0"));
-        }
-        if !(self.start_clearance_m.is_finite() && self.start_clearance_m >= 0.0) {
-            return Err(bad("start_clearance_m", self.start_clearance_m, "a finite number >= 0"));
-        }
-        Ok(())
     }
 }
 
@@ -144,11 +252,39 @@ enum World {
     Rapier(Box<RapierWorld>),
 }
 
-/// The simulator: one robot in one scenario.
+/// Velocity of a point of a body and the body's angular velocity, world frame.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Twist {
+    /// Linear velocity of the point, m/s.
+    pub linear: Vector3<f64>,
+    /// Angular velocity, rad/s.
+    pub angular: Vector3<f64>,
+}
+
+/// One robot's place in the simulator's lists.
+struct RobotInfo {
+    bodies: Range<usize>,
+    joints: Range<usize>,
+    links: Range<usize>,
+    mass: f64,
+    /// Tail point (root link origin) and head point (far end of the last link), body-local.
+    tail: (usize, Point3<f64>),
+    head: (usize, Point3<f64>),
+}
+
+/// The simulator: one or several robots in one scenario.
+///
+/// With several robots ([`Simulator::with_robots`]) joint commands, joint names, joint
+/// positions and velocities and link poses and twists are each robot's in turn, in the order
+/// the robots were given ([`Simulator::joints_of`], [`Simulator::links_of`]); the measures
+/// without a robot index ([`Simulator::com`], [`Simulator::ends`], [`Simulator::root_pose`])
+/// are the first robot's.
 pub struct Simulator {
     world: World,
     settings: SimSettings,
     body_names: Vec<String>,
+    /// Per body: its centre of mass in its frame.
+    body_com: Vec<Point3<f64>>,
     /// Per URDF link: its body and its pose in that body.
     link_body: Vec<(usize, Isometry3<f64>)>,
     link_mass: Vec<f64>,
@@ -156,90 +292,161 @@ pub struct Simulator {
     joints: Vec<JointSpec>,
     targets: Vec<f64>,
     joint_names: Vec<String>,
+    robots: Vec<RobotInfo>,
     total_mass: f64,
-    /// Tail point (root link origin) and head point (far end of the last link), link-local.
-    tail: (usize, Point3<f64>),
-    head: (usize, Point3<f64>),
     steps: u64,
     time: f64,
 }
+
+/// rapier's collision groups give each robot a bit of its own and the world one: 31 robots.
+const RAPIER_MAX_ROBOTS: usize = 31;
 
 impl Simulator {
     /// Builds the world: the robot at the scenario's start pose, resting on the ground with
     /// its body axis along the start heading, the ground and the obstacles.
     pub fn new(robot: &SimRobot, scenario: &Scenario, settings: SimSettings) -> Result<Simulator> {
+        Simulator::build(&[(robot, StartPose::of_scenario(scenario))], scenario, settings)
+    }
+
+    /// Builds a world of several robots (independent kinematic trees), each at its own start
+    /// pose (z = 0: resting on the ground); the scenario's own start pose is not used. Joint
+    /// commands are the robots' joints in the order given.
+    pub fn with_robots(
+        robots: &[(SimRobot, StartPose)],
+        scenario: &Scenario,
+        settings: SimSettings,
+    ) -> Result<Simulator> {
+        let list: Vec<(&SimRobot, StartPose)> = robots.iter().map(|(r, p)| (r, *p)).collect();
+        Simulator::build(&list, scenario, settings)
+    }
+
+    fn build(robots: &[(&SimRobot, StartPose)], scenario: &Scenario, settings: SimSettings) -> Result<Simulator> {
         settings.validate()?;
         scenario.validate()?;
-        let model = &robot.model;
-        let layout = Layout::new(robot, scenario, settings.start_clearance_m)?;
-        if layout.joint_order().len() != layout.joints.len() {
-            return Err(SimError::Robot {
-                robot: model.name.clone(),
+        if robots.is_empty() {
+            return Err(bad("robots", 0, "at least one robot"));
+        }
+        if settings.engine() == Engine::Rapier && robots.len() > RAPIER_MAX_ROBOTS {
+            return Err(bad(
+                "robots",
+                robots.len(),
+                &format!("at most {RAPIER_MAX_ROBOTS} robots on the rapier engine"),
+            ));
+        }
+        for (r, start) in robots {
+            if start.xyz.iter().chain([&start.yaw]).any(|v| !v.is_finite()) {
+                return Err(SimError::Robot {
+                    robot: r.model.name.clone(),
+                    what: format!("start pose {start:?} is not finite"),
+                });
+            }
+        }
+        let layout = Layout::new(robots, scenario, settings.start_clearance_m)?;
+        let loop_error = || {
+            let r = layout
+                .trees()
+                .iter()
+                .position(|(center, order)| {
+                    let span = &layout.robots[layout.bodies[*center].robot];
+                    order.len() != span.joints.len()
+                })
+                .unwrap_or(0);
+            SimError::Robot {
+                robot: layout.robots[r].name.clone(),
                 what: "the joints close a kinematic loop".into(),
-            });
+            }
+        };
+        if layout.joint_order().len() != layout.joints.len() {
+            return Err(loop_error());
         }
         let world = match settings.engine {
-            Engine::Native => World::Native(Box::new(NativeWorld::new(
+            EngineSettings::Native(n) => World::Native(Box::new(NativeWorld::new(
                 &layout,
                 NativeParams {
                     dt: settings.step_s,
-                    sweeps: settings.solver_iterations * settings.pgs_iterations,
-                    armature: settings.armature,
-                    joint_damping: settings.joint_damping,
-                    erp: 0.2,
-                    slop: 5e-4,
-                    margin: 2e-3,
-                    cfm: CONTACT_CFM,
+                    sweeps: n.sweeps,
+                    armature: n.armature,
+                    joint_damping: n.joint_damping,
+                    erp: n.erp,
+                    slop: n.slop_m,
+                    margin: n.margin_m,
+                    cfm: n.cfm,
                 },
             ))),
-            Engine::Rapier => World::Rapier(Box::new(
+            EngineSettings::Rapier(r) => World::Rapier(Box::new(
                 RapierWorld::new(
                     &layout,
                     RapierParams {
                         dt: settings.step_s,
-                        solver_iterations: settings.solver_iterations,
-                        pgs_iterations: settings.pgs_iterations,
-                        motor_damping: settings.motor_damping,
-                        armature: settings.armature,
-                        joint_damping: settings.joint_damping,
+                        solver_iterations: r.solver_iterations,
+                        pgs_iterations: r.pgs_iterations,
+                        motor_damping: r.motor_damping,
+                        armature: r.armature,
+                        joint_damping: r.joint_damping,
                     },
                 )
-                .ok_or_else(|| SimError::Robot {
-                    robot: model.name.clone(),
-                    what: "the joints close a kinematic loop".into(),
-                })?,
+                .ok_or_else(loop_error)?,
             )),
         };
 
-        // Tail: the root link's origin. Head: the far end (+x face) of the last link's first box.
-        let last = model.joints.last().map(|j| j.child).unwrap_or(model.root);
-        let head_local = model.links[last]
-            .collisions
+        let several = robots.len() > 1;
+        let mut infos = Vec::with_capacity(robots.len());
+        let mut link_mass = Vec::new();
+        let mut link_com = Vec::new();
+        let mut joint_names = Vec::new();
+        for ((robot, _), span) in robots.iter().zip(&layout.robots) {
+            let model = &robot.model;
+            let link = |l: usize| span.links.start + l;
+            // Tail: the root link's origin. Head: the far end (+x face) of the last link's
+            // first box.
+            let last = model.joints.last().map(|j| j.child).unwrap_or(model.root);
+            let head_local = model.links[last]
+                .collisions
+                .iter()
+                .find_map(|(o, s)| match s {
+                    Shape::Box([x, _, _]) => Some(o * Point3::new(x / 2.0, 0.0, 0.0)),
+                    _ => None,
+                })
+                .unwrap_or_else(Point3::origin);
+            for (i, l) in model.links.iter().enumerate() {
+                link_mass.push(l.mass);
+                link_com.push(layout.link_body[link(i)].1 * (l.inertial_origin * Point3::origin()));
+            }
+            joint_names.extend(robot.joint_names.iter().cloned());
+            infos.push(RobotInfo {
+                bodies: span.bodies.clone(),
+                joints: span.joints.clone(),
+                links: span.links.clone(),
+                mass: layout.bodies[span.bodies.clone()].iter().map(|b| b.mass).sum(),
+                tail: layout.point_in_body(link(model.root), Point3::origin()),
+                head: layout.point_in_body(link(last), head_local),
+            });
+        }
+        let body_names = layout
+            .bodies
             .iter()
-            .find_map(|(o, s)| match s {
-                Shape::Box([x, _, _]) => Some(o * Point3::new(x / 2.0, 0.0, 0.0)),
-                _ => None,
+            .map(|b| {
+                if several {
+                    format!("{}#{}/{}", layout.robots[b.robot].name, b.robot, b.name)
+                } else {
+                    b.name.clone()
+                }
             })
-            .unwrap_or_else(Point3::origin);
+            .collect();
 
         Ok(Simulator {
             world,
             settings,
-            body_names: layout.bodies.iter().map(|b| b.name.clone()).collect(),
-            link_mass: model.links.iter().map(|l| l.mass).collect(),
-            link_com: model
-                .links
-                .iter()
-                .zip(&layout.link_body)
-                .map(|(l, (_, off))| off * (l.inertial_origin * Point3::origin()))
-                .collect(),
-            tail: layout.point_in_body(model.root, Point3::origin()),
-            head: layout.point_in_body(last, head_local),
+            body_names,
+            body_com: layout.bodies.iter().map(|b| Point3::from(b.com)).collect(),
+            link_mass,
+            link_com,
             total_mass: layout.bodies.iter().map(|b| b.mass).sum(),
             targets: vec![0.0; layout.joints.len()],
             link_body: layout.link_body,
             joints: layout.joints,
-            joint_names: robot.joint_names.clone(),
+            joint_names,
+            robots: infos,
             steps: 0,
             time: 0.0,
         })
@@ -265,8 +472,46 @@ impl Simulator {
         &self.joint_names
     }
 
-    /// Sets every joint target (rad, command order). Targets beyond a joint's limits are
-    /// clamped to them, as a servo does.
+    /// Number of robots.
+    pub fn robot_count(&self) -> usize {
+        self.robots.len()
+    }
+
+    /// A robot's joints in the command order (and in [`Simulator::joint_names`]).
+    ///
+    /// # Panics
+    /// If `robot` ≥ [`Simulator::robot_count`].
+    pub fn joints_of(&self, robot: usize) -> Range<usize> {
+        self.robots[robot].joints.clone()
+    }
+
+    /// A robot's links in [`Simulator::link_poses`] and [`Simulator::link_twists`].
+    ///
+    /// # Panics
+    /// If `robot` ≥ [`Simulator::robot_count`].
+    pub fn links_of(&self, robot: usize) -> Range<usize> {
+        self.robots[robot].links.clone()
+    }
+
+    /// The target a joint's drive will use: an angle clamped to the limits for a position
+    /// servo, a speed for a velocity drive (clipped to its limit when applied).
+    fn accept(&self, i: usize, target: f64) -> Result<f64> {
+        if !target.is_finite() {
+            return Err(SimError::NotFinite {
+                joint: self.joint_names[i].clone(),
+                value: target,
+            });
+        }
+        let j = &self.joints[i];
+        Ok(match j.drive {
+            Drive::Position(_) => target.clamp(j.lower, j.upper),
+            Drive::Velocity { .. } | Drive::Free => target,
+        })
+    }
+
+    /// Sets every joint target (command order): an angle (rad) for a position-servo joint,
+    /// clamped to its limits as a servo does; a speed (rad/s) for a velocity-driven joint;
+    /// ignored for a free joint. Every value must be finite.
     pub fn set_targets(&mut self, targets: &[f64]) -> Result<()> {
         if targets.len() != self.joints.len() {
             return Err(SimError::JointCount {
@@ -274,19 +519,16 @@ impl Simulator {
                 got: targets.len(),
             });
         }
-        if let Some(i) = targets.iter().position(|t| !t.is_finite()) {
-            return Err(SimError::NotFinite {
-                joint: self.joint_names[i].clone(),
-                value: targets[i],
-            });
-        }
-        for ((slot, j), t) in self.targets.iter_mut().zip(&self.joints).zip(targets) {
-            *slot = t.clamp(j.lower, j.upper);
-        }
+        let accepted = targets
+            .iter()
+            .enumerate()
+            .map(|(i, t)| self.accept(i, *t))
+            .collect::<Result<Vec<f64>>>()?;
+        self.targets = accepted;
         Ok(())
     }
 
-    /// Sets one joint's target by name.
+    /// Sets one joint's target by name (the first joint of that name with several robots).
     pub fn set_target(&mut self, joint: &str, target: f64) -> Result<()> {
         let i = self
             .joint_names
@@ -296,14 +538,7 @@ impl Simulator {
                 joint: joint.to_string(),
                 known: self.joint_names.join(", "),
             })?;
-        if !target.is_finite() {
-            return Err(SimError::NotFinite {
-                joint: joint.to_string(),
-                value: target,
-            });
-        }
-        let j = &self.joints[i];
-        self.targets[i] = target.clamp(j.lower, j.upper);
+        self.targets[i] = self.accept(i, target)?;
         Ok(())
     }
 
@@ -326,6 +561,28 @@ impl Simulator {
         (0..self.joints.len()).map(|k| self.angle(k)).collect()
     }
 
+    /// The drive of every joint (command order): what its target means.
+    pub fn drives(&self) -> Vec<Drive> {
+        self.joints.iter().map(|j| j.drive).collect()
+    }
+
+    /// Current joint rates, rad/s (command order), from the engine's state: the native
+    /// engine's generalised velocities, rapier's bodies' angular velocities about the axis.
+    pub fn joint_velocities(&self) -> Vec<f64> {
+        (0..self.joints.len())
+            .map(|k| match &self.world {
+                World::Native(w) => w.joint_velocity(k),
+                World::Rapier(w) => w.joint_velocity(k).unwrap_or_else(|| {
+                    let j = &self.joints[k];
+                    let axis = (self.body_pose(j.parent) * j.frame1).rotation * Vector3::x();
+                    let (_, wp) = self.body_velocity(j.parent);
+                    let (_, wc) = self.body_velocity(j.child);
+                    (wc - wp).dot(&axis)
+                }),
+            })
+            .collect()
+    }
+
     fn angle(&self, k: usize) -> f64 {
         if let World::Native(w) = &self.world {
             return w.joint_angle(k);
@@ -338,17 +595,14 @@ impl Simulator {
         2.0 * q.i.atan2(q.w)
     }
 
-    /// Advances one physics step: the servos act on the current angles, then physics.
+    /// Advances one physics step: the drives act on the current angles, then physics.
     /// A NaN or a runaway velocity ends the simulation with [`SimError::Diverged`].
     pub fn step(&mut self) -> Result<()> {
         match &mut self.world {
             World::Native(w) => w.step(&self.targets),
             World::Rapier(_) => {
                 let speeds: Vec<f64> = (0..self.joints.len())
-                    .map(|k| {
-                        let s = self.joints[k].servo;
-                        (s.kp * (self.targets[k] - self.angle(k))).clamp(-s.max_speed, s.max_speed)
-                    })
+                    .map(|k| self.joints[k].drive.commanded_speed(self.targets[k], self.angle(k)))
                     .collect();
                 if let World::Rapier(w) = &mut self.world {
                     w.step(&speeds);
@@ -390,36 +644,83 @@ impl Simulator {
         Ok(())
     }
 
-    /// World pose of every URDF link (in the model's link order).
+    /// World pose of every URDF link (in the model's link order, robot after robot).
     pub fn link_poses(&self) -> Vec<Isometry3<f64>> {
         let bodies: Vec<Isometry3<f64>> = (0..self.body_names.len()).map(|b| self.body_pose(b)).collect();
         self.link_body.iter().map(|(b, off)| bodies[*b] * off).collect()
     }
 
-    /// Centre of mass of the robot, from the URDF's link masses.
+    /// Twist of every URDF link (in the model's link order, robot after robot): the world
+    /// velocity of the link's origin and the link's angular velocity, from the engine's state.
+    pub fn link_twists(&self) -> Vec<Twist> {
+        let bodies: Vec<(Isometry3<f64>, Vector3<f64>, Vector3<f64>)> = (0..self.body_names.len())
+            .map(|b| {
+                let (v, w) = self.body_velocity(b);
+                (self.body_pose(b), v, w)
+            })
+            .collect();
+        self.link_body
+            .iter()
+            .map(|(b, off)| {
+                let (pose, v_com, w) = &bodies[*b];
+                let origin = pose * Point3::from(off.translation.vector);
+                let com = pose * self.body_com[*b];
+                Twist {
+                    linear: v_com + w.cross(&(origin - com)),
+                    angular: *w,
+                }
+            })
+            .collect()
+    }
+
+    /// Centre of mass of the first robot, from the URDF's link masses.
     pub fn com(&self) -> Point3<f64> {
-        let bodies: Vec<Isometry3<f64>> = (0..self.body_names.len()).map(|b| self.body_pose(b)).collect();
+        self.com_of(0)
+    }
+
+    /// Centre of mass of a robot, from the URDF's link masses.
+    ///
+    /// # Panics
+    /// If `robot` ≥ [`Simulator::robot_count`].
+    pub fn com_of(&self, robot: usize) -> Point3<f64> {
+        let r = &self.robots[robot];
         let mut sum = Vector3::zeros();
-        for (i, (b, _)) in self.link_body.iter().enumerate() {
-            sum += self.link_mass[i] * (bodies[*b] * self.link_com[i]).coords;
+        for i in r.links.clone() {
+            let (b, _) = self.link_body[i];
+            sum += self.link_mass[i] * (self.body_pose(b) * self.link_com[i]).coords;
         }
-        Point3::from(sum / self.total_mass)
+        Point3::from(sum / r.mass)
     }
 
-    /// Tail and head points (root link origin; far end of the last link), world frame.
+    /// Tail and head points of the first robot (root link origin; far end of the last
+    /// link), world frame.
     pub fn ends(&self) -> (Point3<f64>, Point3<f64>) {
-        (
-            self.body_pose(self.tail.0) * self.tail.1,
-            self.body_pose(self.head.0) * self.head.1,
-        )
+        self.ends_of(0)
     }
 
-    /// Pose of the root body (the tail module's back half for modbot chains).
+    /// Tail and head points of a robot, world frame.
+    ///
+    /// # Panics
+    /// If `robot` ≥ [`Simulator::robot_count`].
+    pub fn ends_of(&self, robot: usize) -> (Point3<f64>, Point3<f64>) {
+        let r = &self.robots[robot];
+        (self.body_pose(r.tail.0) * r.tail.1, self.body_pose(r.head.0) * r.head.1)
+    }
+
+    /// Pose of the first robot's root body (the tail module's back half for modbot chains).
     pub fn root_pose(&self) -> Isometry3<f64> {
-        self.body_pose(0)
+        self.root_pose_of(0)
     }
 
-    /// Total kinetic energy of the robot, J.
+    /// Pose of a robot's root body (the one holding its URDF root link).
+    ///
+    /// # Panics
+    /// If `robot` ≥ [`Simulator::robot_count`].
+    pub fn root_pose_of(&self, robot: usize) -> Isometry3<f64> {
+        self.body_pose(self.robots[robot].bodies.start)
+    }
+
+    /// Total kinetic energy of the robots, J.
     pub fn kinetic_energy(&self) -> f64 {
         match &self.world {
             World::Native(w) => w.kinetic_energy(),
@@ -429,11 +730,19 @@ impl Simulator {
 
     /// The engine in use.
     pub fn engine(&self) -> Engine {
-        self.settings.engine
+        self.settings.engine()
     }
 
-    /// Total mass, kg.
+    /// Total mass of the robots, kg.
     pub fn total_mass(&self) -> f64 {
         self.total_mass
+    }
+
+    /// Mass of a robot, kg.
+    ///
+    /// # Panics
+    /// If `robot` ≥ [`Simulator::robot_count`].
+    pub fn mass_of(&self, robot: usize) -> f64 {
+        self.robots[robot].mass
     }
 }

@@ -50,13 +50,18 @@ fn a_pose_sequence_cycle_takes_the_servo_travel_time() {
     let want = 2.0 * (servo_time(40f64.to_radians(), 5f64.to_radians(), kp, w_max) + 0.005);
     let got = out.report.period_s;
     eprintln!("pose-sequence cycle: measured {got:.4} s, closed form {want:.4} s");
-    assert!((got - want).abs() / want < 0.05, "cycle {got:.4} s, closed form {want:.4} s");
+    assert!(
+        (got - want).abs() / want < 0.05,
+        "cycle {got:.4} s, closed form {want:.4} s"
+    );
     for c in &out.report.per_cycle {
         assert!((c.duration_s - got).abs() < 0.021, "{c:?}");
     }
     // The joint really swung: it passed within tolerance of both targets.
     let angles: Vec<f64> = out.samples.iter().map(|s| s.angles[0].to_degrees()).collect();
-    let (lo, hi) = angles.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
+    let (lo, hi) = angles
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
     assert!(lo < -35.0 && hi > 35.0, "{lo} {hi}");
 }
 

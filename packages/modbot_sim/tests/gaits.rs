@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
 
-use modbot_gaits::predict;
 use modbot_core::{ModuleCatalog, Scenario, Topology};
 use modbot_gaits::GaitLibrary;
+use modbot_gaits::predict;
 use modbot_sim::{Report, RunPlan, SimRobot, SimSettings, Simulator, run_gait};
 
 const L: f64 = 0.072;
@@ -24,7 +24,7 @@ fn run(robot: &str, gait: &str, set: &[(&str, f64)], cycles: usize) -> Report {
         cycles,
         ..RunPlan::default()
     };
-    let speeds = robot_model.servos.iter().map(|s| s.max_speed).collect();
+    let speeds = robot_model.max_speeds();
     let out = run_gait(
         &mut sim,
         Box::new(built.generator),

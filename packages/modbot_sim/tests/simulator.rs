@@ -232,7 +232,7 @@ fn step_of(settings: SimSettings, spec: &str, gait: &str, set: &[(&str, f64)]) -
     let set: Vec<(String, f64)> = set.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     let g = lib.build(gait, &t, &set).unwrap().generator;
     let mut sim = Simulator::new(&r, &flat(), settings).unwrap();
-    let speeds = r.servos.iter().map(|s| s.max_speed).collect();
+    let speeds = r.max_speeds();
     let plan = RunPlan {
         cycles: 4,
         ..RunPlan::default()
@@ -249,8 +249,8 @@ fn step_of(settings: SimSettings, spec: &str, gait: &str, set: &[(&str, f64)]) -
 fn native_and_rapier_engines_agree() {
     let native = SimSettings::for_scenario(&flat());
     let rapier = SimSettings::rapier(&flat());
-    assert_eq!(native.engine, Engine::Native);
-    assert_eq!(rapier.engine, Engine::Rapier);
+    assert_eq!(native.engine(), Engine::Native);
+    assert_eq!(rapier.engine(), Engine::Rapier);
     let a = step_of(native, "pp:8", "caterpillar", &[("A", 40.0), ("dphi", 110.0)]);
     let b = step_of(rapier, "pp:8", "caterpillar", &[("A", 40.0), ("dphi", 110.0)]);
     eprintln!(
@@ -294,7 +294,7 @@ fn a_wall_stops_the_robot() {
         .unwrap()
         .generator;
     let mut sim = Simulator::new(&r, &s, SimSettings::for_scenario(&s)).unwrap();
-    let speeds = r.servos.iter().map(|s| s.max_speed).collect();
+    let speeds = r.max_speeds();
     let plan = RunPlan {
         warmup_cycles: 0,
         cycles: 8,

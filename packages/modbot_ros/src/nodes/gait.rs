@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use modbot_core::{ModuleCatalog, RobotSpec, Topology};
+use modbot_core::{ModuleCatalog, Topology};
 use modbot_gaits::{BuiltGait, GaitLibrary, GaitPlayer, Transition};
 use modbot_msgs::modbot_msgs::msg::{GaitCommand, GaitState};
 use modbot_msgs::std_msgs::msg::{Float64MultiArray, Header, MultiArrayDimension, MultiArrayLayout};
@@ -136,9 +136,8 @@ impl NodeConfig for GaitNodeConfig {
 
 /// The node's logic, free of any middleware: testable with plain calls.
 pub struct GaitCore {
-    spec: RobotSpec,
+    robot: String,
     topology: Topology,
-    catalog: ModuleCatalog,
     library: GaitLibrary,
     player: GaitPlayer,
     default_transition: Transition,
@@ -154,21 +153,17 @@ impl GaitCore {
     pub fn new(cfg: &GaitNodeConfig) -> std::result::Result<GaitCore, String> {
         let catalog = cfg.catalog()?;
         let library = cfg.library()?;
-        let spec: RobotSpec = cfg.robot.parse().map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
-        let topology = Topology::from_spec(&spec, &catalog).map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
+        let topology = Topology::resolve(&cfg.robot, &catalog).map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
         let joint_names = topology.joint_names();
-        let mut max_speed = Vec::with_capacity(joint_names.len());
-        for j in topology.joints() {
-            let kind = catalog
-                .kind(&topology.modules[j.module].kind)
-                .map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
-            max_speed.push(kind.max_speed_rad_s());
-        }
+        let max_speed = topology
+            .joints()
+            .iter()
+            .map(|j| j.def.actuator.max_speed_rad_s())
+            .collect();
         let n = joint_names.len();
         Ok(GaitCore {
-            spec,
+            robot: cfg.robot.clone(),
             topology,
-            catalog,
             player: GaitPlayer::new(vec![0.0; n], max_speed, library.transition),
             default_transition: library.transition,
             library,
@@ -182,7 +177,7 @@ impl GaitCore {
     /// Builds a gait for this robot (no side effect).
     pub fn build(&self, gait: &str, params: &[(String, f64)]) -> std::result::Result<BuiltGait, String> {
         self.library
-            .build(gait, &self.topology, &self.catalog, params)
+            .build(gait, &self.topology, params)
             .map_err(|e| e.to_string())
     }
 
@@ -323,7 +318,7 @@ impl GaitCore {
         GaitState {
             header,
             gait,
-            robot: self.spec.to_string(),
+            robot: self.robot.clone(),
             phase,
             cycle_count: cycles,
             period,

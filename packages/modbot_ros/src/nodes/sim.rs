@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use modbot_core::{ModuleCatalog, RobotSpec, Scenario, Topology};
+use modbot_core::{ModuleCatalog, Scenario, Topology};
 use modbot_description::DescriptionConfig;
 use modbot_msgs::builtin_interfaces::msg::Time;
 use modbot_msgs::geometry_msgs::msg::{
@@ -109,9 +109,8 @@ impl NodeConfig for SimNodeConfig {
             modules_file: g.str("modules_file")?,
             engine: g.str("engine")?.parse()?,
         };
-        let spec: RobotSpec = cfg.robot.parse().map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
         let catalog = cfg.catalog()?;
-        Topology::from_spec(&spec, &catalog).map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
+        Topology::resolve(&cfg.robot, &catalog).map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
         cfg.scenario()?;
         Ok(cfg)
     }
@@ -156,12 +155,11 @@ pub struct SimCore {
 impl SimCore {
     /// Builds the robot and the world.
     pub fn new(cfg: &SimNodeConfig) -> std::result::Result<SimCore, String> {
-        let spec: RobotSpec = cfg.robot.parse().map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
         let catalog = cfg.catalog()?;
-        let topology = Topology::from_spec(&spec, &catalog).map_err(|e| e.to_string())?;
-        let urdf = modbot_description::urdf::urdf(&topology, &catalog, &DescriptionConfig::builtin())
-            .map_err(|e| e.to_string())?;
-        let robot = SimRobot::from_topology(&topology, &catalog).map_err(|e| e.to_string())?;
+        let topology = Topology::resolve(&cfg.robot, &catalog).map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
+        let urdf =
+            modbot_description::urdf::urdf(&topology, &DescriptionConfig::builtin()).map_err(|e| e.to_string())?;
+        let robot = SimRobot::from_topology(&topology).map_err(|e| e.to_string())?;
         let scenario = cfg.scenario()?;
         let mut settings = SimSettings::for_engine(cfg.engine, &scenario);
         if cfg.step_ms > 0.0 {
