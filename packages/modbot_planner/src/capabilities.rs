@@ -145,7 +145,9 @@ impl Capabilities {
     /// The capability of a configuration; an unknown name is an `InvalidRequest` naming it.
     pub fn get(&self, configuration: &str) -> Result<&Capability, PlanError> {
         self.configurations.get(configuration).ok_or_else(|| {
-            PlanError::InvalidRequest(format!("configuration `{configuration}` is not in the capability table"))
+            PlanError::InvalidRequest(format!(
+                "configuration `{configuration}` is not in the capability table"
+            ))
         })
     }
 
@@ -175,9 +177,17 @@ mod tests {
         std::fs::write(&f, "reconfigure_s: 1\nconfigurations: {a: {speed: 1}}\n").expect("write");
         let e = load_or_builtin(Some(&f)).expect_err("unknown key").to_string();
         assert!(e.contains("caps.yaml:2") && e.contains("speed"), "{e}");
-        let e = load_or_builtin(Some(dir.join("missing.yaml"))).expect_err("missing").to_string();
+        let e = load_or_builtin(Some(dir.join("missing.yaml")))
+            .expect_err("missing")
+            .to_string();
         assert!(e.contains("missing.yaml"), "{e}");
-        assert!(Capabilities::builtin().get("hovercraft").expect_err("unknown").to_string().contains("hovercraft"));
+        assert!(
+            Capabilities::builtin()
+                .get("hovercraft")
+                .expect_err("unknown")
+                .to_string()
+                .contains("hovercraft")
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

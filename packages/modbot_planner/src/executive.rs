@@ -535,8 +535,11 @@ mod tests {
         let mut ex = executive("snake");
         assert_eq!(ex.controller(), Controller::Steer);
         assert_eq!(ex.step(0.0, at(0.0, 0.0, 0.0)).0, Drive::Stop);
-        ex.set_plan(&plan(&[("snake", [1.0, 0.0], Action::Drive), ("snake", [1.0, 1.0], Action::Drive)]))
-            .expect("plan");
+        ex.set_plan(&plan(&[
+            ("snake", [1.0, 0.0], Action::Drive),
+            ("snake", [1.0, 1.0], Action::Drive),
+        ]))
+        .expect("plan");
         let (d, _) = ex.step(0.0, at(0.0, 0.0, 0.0));
         assert_eq!(gait_of(&d).0, "straight");
         // Target to the left: turn left (positive O_h), capped.
@@ -580,17 +583,21 @@ mod tests {
     fn a_caterpillar_drives_along_its_axis_and_what_it_cannot_do_is_reported() {
         let mut ex = executive("caterpillar");
         assert_eq!(ex.controller(), Controller::Axial);
-        ex.set_plan(&plan(&[("caterpillar", [-1.0, 0.0], Action::Drive)])).expect("plan");
+        ex.set_plan(&plan(&[("caterpillar", [-1.0, 0.0], Action::Drive)]))
+            .expect("plan");
         let (d, _) = ex.step(0.0, at(0.0, 0.0, 0.0));
         assert_eq!(gait_of(&d), ("caterpillar", vec![], Direction::Reverse));
-        ex.set_plan(&plan(&[("quadruped", [1.0, 0.0], Action::Drive)])).expect("plan");
+        ex.set_plan(&plan(&[("quadruped", [1.0, 0.0], Action::Drive)]))
+            .expect("plan");
         assert_eq!(ex.step(0.0, at(0.0, 0.0, 0.0)).0, Drive::Stop);
         assert!(ex.status().contains("cannot reassemble"), "{}", ex.status());
-        ex.set_plan(&plan(&[("caterpillar", [1.0, 0.0], Action::PassOver)])).expect("plan");
+        ex.set_plan(&plan(&[("caterpillar", [1.0, 0.0], Action::PassOver)]))
+            .expect("plan");
         ex.step(0.0, at(0.0, 0.0, 0.0));
         assert!(ex.status().contains("PassOver"), "{}", ex.status());
         // Timeout → replan.
-        ex.set_plan(&plan(&[("caterpillar", [1.0, 0.0], Action::Drive)])).expect("plan");
+        ex.set_plan(&plan(&[("caterpillar", [1.0, 0.0], Action::Drive)]))
+            .expect("plan");
         ex.step(0.0, at(0.0, 0.0, 0.0));
         let (d, replan) = ex.step(10_000.0, at(0.0, 0.0, 0.0));
         assert!(replan && d == Drive::Stop, "{}", ex.status());
@@ -600,7 +607,10 @@ mod tests {
     #[test]
     fn bad_plans_and_configurations_are_refused() {
         let mut ex = executive("snake");
-        let p = plan(&[("snake", [1.0, 0.0], Action::Drive), ("snake", [f64::NAN, 0.0], Action::Drive)]);
+        let p = plan(&[
+            ("snake", [1.0, 0.0], Action::Drive),
+            ("snake", [f64::NAN, 0.0], Action::Drive),
+        ]);
         assert_eq!(ex.set_plan(&p), Err(ExecutiveError::NonFiniteTarget { row: 2 }));
         let s = |c: &str| ExecutiveSettings {
             configuration: c.into(),
@@ -616,7 +626,9 @@ mod tests {
             ..s("wheeled")
         };
         assert_eq!(
-            Executive::new(&forced, &Capabilities::builtin()).expect("forced").controller(),
+            Executive::new(&forced, &Capabilities::builtin())
+                .expect("forced")
+                .controller(),
             Controller::Axial
         );
     }
@@ -631,10 +643,22 @@ mod tests {
         assert_eq!(g.offer(0.0, straight.clone()), Some(straight.clone()));
         assert_eq!(g.offer(0.5, straight.clone()), None);
         assert_eq!(g.offer(0.9, turn.clone()), None, "held for the window");
-        assert_eq!(g.offer(1.0, turn.clone()), Some(straight.clone()), "heartbeat of the held gait");
+        assert_eq!(
+            g.offer(1.0, turn.clone()),
+            Some(straight.clone()),
+            "heartbeat of the held gait"
+        );
         assert_eq!(g.offer(2.0, turn.clone()), Some(turn.clone()));
-        assert_eq!(g.offer(2.1, Drive::Stop), Some(Drive::Stop), "stopping is never delayed");
-        assert_eq!(g.offer(2.2, straight.clone()), Some(straight), "after a stop a gait starts at once");
+        assert_eq!(
+            g.offer(2.1, Drive::Stop),
+            Some(Drive::Stop),
+            "stopping is never delayed"
+        );
+        assert_eq!(
+            g.offer(2.2, straight.clone()),
+            Some(straight),
+            "after a stop a gait starts at once"
+        );
     }
 
     /// The whole loop on filtered odometry: a wagging snake gets one gait per window, not
@@ -645,7 +669,8 @@ mod tests {
         assert_eq!(ex.update(0.0).status.as_deref(), Some("waiting for a plan"));
         assert_eq!(ex.update(0.1), Update::default(), "nothing before odometry");
         assert!(!ex.odometry(0.1, at(f64::NAN, 0.0, 0.0)));
-        ex.set_plan(&plan(&[("snake", [10.0, 0.0], Action::Drive)])).expect("plan");
+        ex.set_plan(&plan(&[("snake", [10.0, 0.0], Action::Drive)]))
+            .expect("plan");
         let mut sent = Vec::new();
         for k in 0..100 {
             let t = f64::from(k) * 0.1;

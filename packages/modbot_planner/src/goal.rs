@@ -112,12 +112,20 @@ pub struct GoalPlanner {
 }
 
 fn pose(p: [f64; 2]) -> Pose2 {
-    Pose2 { x: p[0], y: p[1], yaw: 0.0 }
+    Pose2 {
+        x: p[0],
+        y: p[1],
+        yaw: 0.0,
+    }
 }
 
 impl GoalPlanner {
     /// A planner; `scenario` makes it strategic. The settings are validated against `caps`.
-    pub fn new(settings: GoalSettings, caps: Capabilities, scenario: Option<Scenario>) -> Result<GoalPlanner, PlanError> {
+    pub fn new(
+        settings: GoalSettings,
+        caps: Capabilities,
+        scenario: Option<Scenario>,
+    ) -> Result<GoalPlanner, PlanError> {
         settings.validate(&caps)?;
         Ok(GoalPlanner {
             settings,
@@ -248,8 +256,11 @@ mod tests {
     }
 
     fn obstacle_course() -> Scenario {
-        Scenario::from_yaml(include_str!("../../../worlds/obstacle_course.yaml"), "obstacle_course.yaml")
-            .expect("scenario")
+        Scenario::from_yaml(
+            include_str!("../../../worlds/obstacle_course.yaml"),
+            "obstacle_course.yaml",
+        )
+        .expect("scenario")
     }
 
     #[test]
@@ -279,7 +290,10 @@ mod tests {
         assert!(r.path.len() > r.rows.len());
         assert!(r.estimated_time_s > 0.0);
         let last = r.rows.last().expect("rows").target;
-        assert!((last.x - goal[0]).hypot(last.y - goal[1]) < 1e-9, "the last row is the goal");
+        assert!(
+            (last.x - goal[0]).hypot(last.y - goal[1]) < 1e-9,
+            "the last row is the goal"
+        );
         // The source's own template, by setting.
         let mut p = GoalPlanner::new(
             settings(&all, "single_module", Mode::Source),
@@ -294,8 +308,12 @@ mod tests {
 
     #[test]
     fn grid_routes_go_through_cell_centres_and_failures_are_typed() {
-        let mut p =
-            GoalPlanner::new(settings(&["snake"], "snake", Mode::Search), Capabilities::builtin(), None).expect("p");
+        let mut p = GoalPlanner::new(
+            settings(&["snake"], "snake", Mode::Search),
+            Capabilities::builtin(),
+            None,
+        )
+        .expect("p");
         assert_eq!(p.plan(Some([0.0, 0.0]), [1.0, 1.0]), Err(GoalError::NoMap));
         // 10 × 10 cells of 0.1 m at (−0.5, −0.5), a wall at column 5 with a gap in row 9.
         let mut data = vec![0i8; 100];
@@ -311,15 +329,24 @@ mod tests {
         assert!(r.rows.is_empty());
         assert!(r.path.iter().any(|q| q.y > 0.35), "through the gap");
         let first = r.path[0];
-        assert!((first.x + 0.45).abs() < 1e-9 && (first.y + 0.45).abs() < 1e-9, "{first:?}");
+        assert!(
+            (first.x + 0.45).abs() < 1e-9 && (first.y + 0.45).abs() < 1e-9,
+            "{first:?}"
+        );
         assert!(matches!(
             p.plan(None, [5.0, 5.0]),
             Err(GoalError::Plan(PlanError::OutOfBounds { .. }))
         ));
-        assert!(matches!(p.plan(None, [f64::NAN, 0.0]), Err(GoalError::Plan(PlanError::InvalidRequest(_)))));
+        assert!(matches!(
+            p.plan(None, [f64::NAN, 0.0]),
+            Err(GoalError::Plan(PlanError::InvalidRequest(_)))
+        ));
         data[95] = 100;
         p.set_map(map(&data));
-        assert!(matches!(p.plan(None, [0.45, -0.45]), Err(GoalError::Plan(PlanError::NoPath { .. }))));
+        assert!(matches!(
+            p.plan(None, [0.45, -0.45]),
+            Err(GoalError::Plan(PlanError::NoPath { .. }))
+        ));
         // Inflation closes a one-cell gap.
         let mut s = settings(&["snake"], "snake", Mode::Search);
         s.inflation_radius_m = 0.1;
@@ -335,9 +362,13 @@ mod tests {
     #[test]
     fn bad_settings_are_named() {
         let caps = Capabilities::builtin();
-        let e = settings(&["hovercraft"], "hovercraft", Mode::Search).validate(&caps).expect_err("unknown");
+        let e = settings(&["hovercraft"], "hovercraft", Mode::Search)
+            .validate(&caps)
+            .expect_err("unknown");
         assert!(e.to_string().contains("hovercraft"), "{e}");
-        let e = settings(&["snake"], "quadruped", Mode::Search).validate(&caps).expect_err("not available");
+        let e = settings(&["snake"], "quadruped", Mode::Search)
+            .validate(&caps)
+            .expect_err("not available");
         assert!(e.to_string().contains("start_configuration"), "{e}");
         assert_eq!(Mode::parse("source"), Some(Mode::Source));
         assert_eq!(Mode::parse("guess"), None);

@@ -231,7 +231,17 @@ fn world_points_map_to_the_cell_that_holds_them() {
         }
     }
     for p in [[0.0, 2.0], [-1.01, 2.0], [-0.5, 2.75], [f64::NAN, 2.0]] {
-        assert!(matches!(m.cell_at(p), Err(PlanError::OutOfBounds { width: 4, height: 3, .. })), "{p:?}");
+        assert!(
+            matches!(
+                m.cell_at(p),
+                Err(PlanError::OutOfBounds {
+                    width: 4,
+                    height: 3,
+                    ..
+                })
+            ),
+            "{p:?}"
+        );
     }
     for (res, origin) in [(0.0, [0.0, 0.0]), (f64::NAN, [0.0, 0.0]), (0.1, [f64::INFINITY, 0.0])] {
         assert!(matches!(
