@@ -475,7 +475,6 @@ impl Transport for LoopbackNode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use modbot_msgs::geometry_msgs::msg::PoseStamped;
     use modbot_msgs::modbot_msgs::srv::{Plan_Request, Plan_Response};
     use modbot_msgs::std_msgs::msg::{Float64MultiArray, String as StringMsg};
 
@@ -579,7 +578,6 @@ mod tests {
             .client::<Plan_Request, Plan_Response>("/m/plan")
             .expect("client");
         let mut req = Plan_Request::default();
-        req.goal = PoseStamped::default();
         req.goal.pose.position.x = 2.5;
         let id = cli.call(&req).expect("call");
         assert!(cli.response(id).is_none());

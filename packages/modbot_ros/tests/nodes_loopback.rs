@@ -206,8 +206,10 @@ fn the_planner_plans_on_a_map_and_survives_garbage() {
     // The service: a plan from a given start, and a typed failure.
     let client = probe.client::<Plan_Request, Plan_Response>("/m/plan").unwrap();
     let call = |start: Option<[f64; 2]>, to: [f64; 2]| -> Plan_Response {
-        let mut req = Plan_Request::default();
-        req.goal = goal(to[0], to[1]);
+        let mut req = Plan_Request {
+            goal: goal(to[0], to[1]),
+            ..Default::default()
+        };
         if let Some(s) = start {
             req.start = goal(s[0], s[1]);
         }
@@ -317,8 +319,10 @@ fn the_executive_drives_a_fake_snake_through_its_plan() {
     wait_log(&bus, "/m/executive_node", "odometry");
     assert!(cmds.take().is_none(), "nothing is driven without a plan and a pose");
 
-    let mut plan = StrategicPlan::default();
-    plan.rows = vec![row("snake", 1.0, 0.0), row("snake", 1.0, 0.8)];
+    let plan = StrategicPlan {
+        rows: vec![row("snake", 1.0, 0.0), row("snake", 1.0, 0.8)],
+        ..Default::default()
+    };
     plan_pub.publish(plan).unwrap();
     wait_log(&bus, "/m/executive_node", "plan of 2 rows");
     let (mut x, mut y, mut yaw) = (0.0f64, 0.0f64, 0.0f64);
@@ -367,8 +371,10 @@ fn the_executive_drives_a_fake_snake_through_its_plan() {
     );
 
     // A row for another configuration holds the snake, then times out into a replan.
-    let mut other = StrategicPlan::default();
-    other.rows = vec![row("quadruped", 2.0, 3.0)];
+    let other = StrategicPlan {
+        rows: vec![row("quadruped", 2.0, 3.0)],
+        ..Default::default()
+    };
     plan_pub.publish(other).unwrap();
     wait_log(&bus, "/m/executive_node", "cannot reassemble");
     let g = wait_for(|| {
