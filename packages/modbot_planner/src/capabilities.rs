@@ -7,6 +7,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::grid::PlanError;
 
+/// The one loader every user of a capability table goes through (the nodes' `capabilities`
+/// parameter, the CLI's `--capabilities`): the table at `path`, or the shipped one when
+/// there is no path. Errors name the file, the line when known, and the key
+/// (`configurations.NAME.speed_m_s = -1: ...`).
+pub fn load_or_builtin<P: AsRef<Path>>(path: Option<P>) -> Result<Capabilities, PlanError> {
+    match path {
+        Some(p) => Capabilities::load(p.as_ref()),
+        None => Ok(Capabilities::builtin()),
+    }
+}
+
 /// The shipped table, compiled in.
 pub const BUILTIN_CAPABILITIES_YAML: &str = include_str!("../../../config/capabilities.yaml");
 
@@ -77,7 +88,11 @@ impl Capabilities {
             line: 0,
             message,
         };
-        let c: Capabilities = serde_yaml_ng::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let c: Capabilities = serde_yaml_ng::from_str(text).map_err(|e| PlanError::Malformed {
+            origin: origin.to_string(),
+            line: e.location().map_or(0, |l| l.line()),
+            message: e.to_string(),
+        })?;
         let pos = |key: String, v: f64| -> Result<(), PlanError> {
             if v.is_finite() && v > 0.0 {
                 Ok(())
@@ -127,11 +142,52 @@ impl Capabilities {
         Self::from_yaml(&text, &path.display().to_string())
     }
 
+    /// The capability of a configuration; an unknown name is an `InvalidRequest` naming it.
+    pub fn get(&self, configuration: &str) -> Result<&Capability, PlanError> {
+        self.configurations.get(configuration).ok_or_else(|| {
+            PlanError::InvalidRequest(format!(
+                "configuration `{configuration}` is not in the capability table"
+            ))
+        })
+    }
+
     /// The shipped table.
     pub fn builtin() -> Capabilities {
         // A test loads the shipped file; failing here is a build defect, not user input.
         #[allow(clippy::expect_used)]
         Self::from_yaml(BUILTIN_CAPABILITIES_YAML, "config/capabilities.yaml")
             .expect("shipped config/capabilities.yaml is valid")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_loader_names_the_file_and_the_key() {
+        assert_eq!(load_or_builtin(None::<&Path>), Ok(Capabilities::builtin()));
+        let dir = std::env::temp_dir().join(format!("modbot-caps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("tmp");
+        let f = dir.join("caps.yaml");
+        let bad = BUILTIN_CAPABILITIES_YAML.replacen("speed_m_s:", "speed_m_s: -1 #", 1);
+        std::fs::write(&f, bad).expect("write");
+        let e = load_or_builtin(Some(&f)).expect_err("negative speed").to_string();
+        assert!(e.contains("caps.yaml") && e.contains("speed_m_s = -1"), "{e}");
+        std::fs::write(&f, "reconfigure_s: 1\nconfigurations: {a: {speed: 1}}\n").expect("write");
+        let e = load_or_builtin(Some(&f)).expect_err("unknown key").to_string();
+        assert!(e.contains("caps.yaml:2") && e.contains("speed"), "{e}");
+        let e = load_or_builtin(Some(dir.join("missing.yaml")))
+            .expect_err("missing")
+            .to_string();
+        assert!(e.contains("missing.yaml"), "{e}");
+        assert!(
+            Capabilities::builtin()
+                .get("hovercraft")
+                .expect_err("unknown")
+                .to_string()
+                .contains("hovercraft")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

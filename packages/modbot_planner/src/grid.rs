@@ -135,7 +135,10 @@ impl GridMap {
     }
 
     /// From nav_msgs/OccupancyGrid data (row-major, −1 unknown, 0–100 occupancy); cells at or
-    /// above `occupied_threshold` (e.g. 65, map_server's 0.65) are occupied.
+    /// above `occupied_threshold` (e.g. 65, map_server's 0.65) are occupied. `origin` is the
+    /// world position of cell (0, 0)'s corner (an unrotated OccupancyGrid's `info.origin`);
+    /// a resolution that is not a positive cell size, a non-finite origin or a data length
+    /// other than width × height is `Malformed`.
     pub fn from_occupancy(
         width: usize,
         height: usize,
@@ -144,6 +147,20 @@ impl GridMap {
         data: &[i8],
         occupied_threshold: i8,
     ) -> Result<GridMap, PlanError> {
+        if !(resolution.is_finite() && resolution > 0.0) {
+            return Err(PlanError::Malformed {
+                origin: "OccupancyGrid".into(),
+                line: 0,
+                message: format!("resolution {resolution} is not a cell size"),
+            });
+        }
+        if !origin.iter().all(|v| v.is_finite()) {
+            return Err(PlanError::Malformed {
+                origin: "OccupancyGrid".into(),
+                line: 0,
+                message: format!("origin {origin:?} is not finite"),
+            });
+        }
         if data.len() != width * height {
             return Err(PlanError::Malformed {
                 origin: "OccupancyGrid".into(),
@@ -167,6 +184,30 @@ impl GridMap {
             pass: Self::padded(width, height, &cells),
             cells,
         })
+    }
+
+    /// The cell holding world point `p` (cell (0, 0)'s corner is at [`GridMap::origin`]);
+    /// a point off the map, or not finite, is `OutOfBounds` with the cell it would be.
+    pub fn cell_at(&self, p: [f64; 2]) -> Result<(usize, usize), PlanError> {
+        let x = ((p[0] - self.origin[0]) / self.resolution).floor();
+        let y = ((p[1] - self.origin[1]) / self.resolution).floor();
+        if !(x >= 0.0 && y >= 0.0 && x < self.width as f64 && y < self.height as f64) {
+            return Err(PlanError::OutOfBounds {
+                x: x as i64,
+                y: y as i64,
+                width: self.width,
+                height: self.height,
+            });
+        }
+        Ok((x as usize, y as usize))
+    }
+
+    /// World position of the centre of cell (x, y).
+    pub fn cell_center(&self, (x, y): (usize, usize)) -> [f64; 2] {
+        [
+            self.origin[0] + (x as f64 + 0.5) * self.resolution,
+            self.origin[1] + (y as f64 + 0.5) * self.resolution,
+        ]
     }
 
     /// To nav_msgs/OccupancyGrid data: free 0, occupied 100, unknown −1.

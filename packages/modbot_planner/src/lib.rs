@@ -2,6 +2,8 @@
 
 pub mod capabilities;
 pub mod deliberative;
+pub mod executive;
+pub mod goal;
 pub mod grid;
 pub mod molemod;
 pub mod sequencer;

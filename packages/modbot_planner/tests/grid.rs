@@ -214,3 +214,39 @@ fn occupancy_grid_round_trip_and_inflation() {
     assert_eq!(i.get(6, 6), Occupancy::Free, "the corner is 0.28 m away");
     assert_eq!(i.get(4, 1), Occupancy::Free);
 }
+
+/// World ↔ cell on an occupancy grid's origin and resolution: every point maps to the cell
+/// whose square holds it, the centre maps back into the same cell, and points off the map
+/// (or malformed grids) are refused with typed errors.
+#[test]
+fn world_points_map_to_the_cell_that_holds_them() {
+    use modbot_planner::grid::{GridMap, PlanError};
+    let m = GridMap::from_occupancy(4, 3, 0.25, [-1.0, 2.0], &[0; 12], 65).expect("grid");
+    assert_eq!(m.cell_at([-1.0, 2.0]), Ok((0, 0)));
+    assert_eq!(m.cell_at([-0.01, 2.74]), Ok((3, 2)));
+    for x in 0..4 {
+        for y in 0..3 {
+            let c = m.cell_center((x, y));
+            assert_eq!(m.cell_at(c), Ok((x, y)));
+        }
+    }
+    for p in [[0.0, 2.0], [-1.01, 2.0], [-0.5, 2.75], [f64::NAN, 2.0]] {
+        assert!(
+            matches!(
+                m.cell_at(p),
+                Err(PlanError::OutOfBounds {
+                    width: 4,
+                    height: 3,
+                    ..
+                })
+            ),
+            "{p:?}"
+        );
+    }
+    for (res, origin) in [(0.0, [0.0, 0.0]), (f64::NAN, [0.0, 0.0]), (0.1, [f64::INFINITY, 0.0])] {
+        assert!(matches!(
+            GridMap::from_occupancy(4, 3, res, origin, &[0; 12], 65),
+            Err(PlanError::Malformed { .. })
+        ));
+    }
+}

@@ -1,9 +1,11 @@
 #![doc = include_str!("../README.md")]
 
 pub mod args;
+pub mod convert;
 pub mod dds;
 pub mod error;
 pub mod launch;
+pub mod loopback;
 pub mod netns;
 pub mod params;
 #[cfg(feature = "r2r")]
@@ -35,6 +37,13 @@ pub mod nodes {
             default: ParamValue::Str(String::new()),
             description: "module catalog YAML (empty: built-in)",
         }
+    }
+
+    /// The capability table a `capabilities` parameter names ("" = the shipped one), through
+    /// modbot_planner's one loader (errors name the file, line and key).
+    pub fn capabilities(path: &str) -> Result<modbot_planner::capabilities::Capabilities, String> {
+        modbot_planner::capabilities::load_or_builtin(Some(path).filter(|p| !p.is_empty()))
+            .map_err(|e| format!("capabilities: {e}"))
     }
 
     /// The module catalog a `modules_file` parameter names ("" = the built-in one).

@@ -166,6 +166,17 @@ pub struct ParamDecl {
     pub description: &'static str,
 }
 
+impl ParamDecl {
+    /// A declaration: name, default (its type is the parameter's), description.
+    pub fn new(name: &'static str, default: ParamValue, description: &'static str) -> ParamDecl {
+        ParamDecl {
+            name,
+            default,
+            description,
+        }
+    }
+}
+
 /// A node's typed configuration: its declared parameters and their validation.
 pub trait NodeConfig: Sized + Clone + Send + Sync + 'static {
     /// Every parameter the node declares, with defaults.

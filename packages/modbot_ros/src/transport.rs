@@ -139,3 +139,40 @@ pub fn trace(level: Level, fq: &str, msg: &str) {
         Level::Error => tracing::error!("[{fq}] {msg}"),
     }
 }
+
+/// Rate-limited logging for input a node drops (undecodable or invalid samples): one line
+/// per key and period of node time ([`Transport::now`]), the next one saying how many were
+/// suppressed in between, so a flood of garbage cannot flood the log.
+#[derive(Debug, Clone)]
+pub struct Throttle {
+    period_s: f64,
+    last: std::collections::BTreeMap<&'static str, (f64, u64)>,
+}
+
+impl Throttle {
+    /// At most one line per key every `period_s` seconds.
+    pub fn new(period_s: f64) -> Throttle {
+        Throttle {
+            period_s,
+            last: Default::default(),
+        }
+    }
+
+    /// Logs `msg` under `key` unless that key logged less than a period ago (a clock going
+    /// back logs). Returns whether it logged.
+    pub fn log<T: Transport>(&mut self, t: &T, key: &'static str, level: Level, msg: &str) -> bool {
+        let now = t.now();
+        let entry = self.last.entry(key).or_insert((f64::NEG_INFINITY, 0));
+        if now >= entry.0 && now - entry.0 < self.period_s {
+            entry.1 += 1;
+            return false;
+        }
+        let suppressed = std::mem::replace(entry, (now, 0)).1;
+        if suppressed > 0 {
+            t.log(level, &format!("{msg} ({suppressed} more like it suppressed)"));
+        } else {
+            t.log(level, msg);
+        }
+        true
+    }
+}

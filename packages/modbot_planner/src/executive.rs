@@ -1,0 +1,691 @@
+//! The executive (decision record 0016): executes a strategic plan row by row with the
+//! [`Sequencer`] against odometry and turns its commands into gait choices: the pose filter
+//! (cycle-averaged odometry), the steering law per configuration (a position controller),
+//! and the gait hold between changes with a heartbeat. Plain inputs and outputs (poses,
+//! times, [`Drive`]); `executive_node` converts messages at its edge.
+//!
+//! Position control per configuration: a chain whose gait moves along its body axis only
+//! (`caterpillar`) drives forward or in reverse towards the sub-goal's projection on its
+//! axis ([`Controller::Axial`]); a pitch-yaw chain (`straight`, `turning`, `sidewinding` in
+//! the capability table) steers with the `turning` gait, its yaw offset O_h proportional to
+//! the bearing error, in 5° steps, and runs `straight` when aligned ([`Controller::Steer`]).
+//! A row that asks for another configuration or an ability this robot does not have is
+//! reported and the robot holds; a row that is blocked or times out stops the robot and asks
+//! for a replan to the plan's final goal.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::capabilities::Capabilities;
+use crate::grid::PlanError;
+use crate::sequencer::{Command, Pose2, Sequencer, SequencerSettings, Tick};
+use crate::strategic::{self, Action};
+
+/// Why the executive refused a configuration or a plan.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExecutiveError {
+    /// The configuration is not in the capability table (or the table did not load).
+    #[error(transparent)]
+    Capabilities(#[from] PlanError),
+    /// The configuration drives with a gait no position controller exists for.
+    #[error(
+        "configuration `{configuration}` drives with `{gait}`, which modbot's gait library does not have yet; \
+         no position controller for it"
+    )]
+    NoController {
+        /// Configuration.
+        configuration: String,
+        /// Its capability gait.
+        gait: String,
+    },
+    /// A plan row's target is not finite.
+    #[error("row {row}: target is not finite")]
+    NonFiniteTarget {
+        /// Row, 1-based.
+        row: usize,
+    },
+}
+
+/// How the robot is steered to a sub-goal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Controller {
+    /// Forward or reverse along the body axis (caterpillar).
+    Axial,
+    /// `turning` with O_h from the bearing error, `straight` when aligned (pitch-yaw chain).
+    Steer,
+}
+
+impl Controller {
+    /// The controller for a configuration that drives with `gait` (its capability gait);
+    /// `None` when there is none for that gait yet.
+    pub fn for_gait(gait: &str) -> Option<Controller> {
+        match gait {
+            "caterpillar" => Some(Controller::Axial),
+            "straight" | "turning" | "sidewinding" => Some(Controller::Steer),
+            _ => None,
+        }
+    }
+}
+
+/// Which way a gait's travelling wave runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// As the gait defines it.
+    AsGiven,
+    /// Forward along the body axis.
+    Forward,
+    /// Reverse.
+    Reverse,
+}
+
+/// What the executive wants the gait layer to run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Drive {
+    /// Hold the pose.
+    Stop,
+    /// A gait with parameters and direction.
+    Gait {
+        /// Gait name.
+        gait: String,
+        /// Parameters (name, value in the gait library's units).
+        params: Vec<(String, f64)>,
+        /// Direction.
+        direction: Direction,
+    },
+}
+
+impl Drive {
+    fn gait(gait: &str, params: Vec<(String, f64)>, direction: Direction) -> Drive {
+        Drive::Gait {
+            gait: gait.into(),
+            params,
+            direction,
+        }
+    }
+}
+
+/// The steering law's gains.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Steering {
+    /// Position controller.
+    pub controller: Controller,
+    /// Largest yaw offset O_h, deg.
+    pub max_turn_deg: f64,
+    /// O_h per degree of bearing error.
+    pub turn_gain: f64,
+}
+
+fn wrap(a: f64) -> f64 {
+    (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
+}
+
+impl Steering {
+    /// The drive that takes a robot at `pose` towards `target`; `gait` is the configuration's
+    /// capability gait (used by the axial controller).
+    pub fn drive_to(&self, gait: &str, pose: Pose2, target: Pose2) -> Drive {
+        let (dx, dy) = (target.x - pose.x, target.y - pose.y);
+        match self.controller {
+            Controller::Axial => {
+                let along = pose.yaw.cos() * dx + pose.yaw.sin() * dy;
+                let direction = if along >= 0.0 {
+                    Direction::Forward
+                } else {
+                    Direction::Reverse
+                };
+                Drive::gait(gait, Vec::new(), direction)
+            }
+            Controller::Steer => {
+                let err = wrap(dy.atan2(dx) - pose.yaw).to_degrees();
+                // Positive O_h turns left (positive yaw), decision record 0002. Rounded to 5°
+                // steps: every change restarts the gait's blend.
+                let o_h = (self.turn_gain * err).clamp(-self.max_turn_deg, self.max_turn_deg);
+                let o_h = (o_h / 5.0).round() * 5.0;
+                if o_h == 0.0 {
+                    Drive::gait("straight", Vec::new(), Direction::AsGiven)
+                } else {
+                    Drive::gait("turning", vec![("O_h".into(), o_h)], Direction::AsGiven)
+                }
+            }
+        }
+    }
+}
+
+/// The pose of an undulating body averaged over a time window: mean position and circular
+/// mean heading. The tail module of a snake (its base_link) wags with the gait, so its raw
+/// yaw swings by tens of degrees within a cycle; steering on it switched O_h, and so
+/// restarted the gait, every few hundred milliseconds (decision record 0018).
+#[derive(Debug, Clone, Default)]
+pub struct PoseFilter {
+    window_s: f64,
+    samples: VecDeque<(f64, Pose2)>,
+}
+
+impl PoseFilter {
+    /// A filter over `window_s` seconds (0 passes poses through).
+    pub fn new(window_s: f64) -> PoseFilter {
+        PoseFilter {
+            window_s,
+            samples: VecDeque::new(),
+        }
+    }
+
+    /// Adds the pose at time `now` (s) and returns the window's mean.
+    pub fn push(&mut self, now: f64, pose: Pose2) -> Pose2 {
+        // A clock going back (a restarted simulation) starts the window afresh.
+        if self.samples.back().is_some_and(|(t, _)| *t > now) {
+            self.samples.clear();
+        }
+        self.samples.push_back((now, pose));
+        while self.samples.front().is_some_and(|(t, _)| *t < now - self.window_s) {
+            self.samples.pop_front();
+        }
+        let n = self.samples.len() as f64;
+        let (mut x, mut y, mut c, mut s) = (0.0, 0.0, 0.0, 0.0);
+        for (_, p) in &self.samples {
+            x += p.x;
+            y += p.y;
+            c += p.yaw.cos();
+            s += p.yaw.sin();
+        }
+        Pose2 {
+            x: x / n,
+            y: y / n,
+            yaw: if c == 0.0 && s == 0.0 { pose.yaw } else { s.atan2(c) },
+        }
+    }
+}
+
+/// Decides when a drive is sent: a change of gait (or of its parameters) restarts the gait's
+/// phase in the gait layer, so a running gait is held for `hold_s` (one averaging window, a
+/// gait cycle) before another replaces it; stopping is never delayed; the same drive is
+/// re-sent every `heartbeat_s` (the gait layer's watchdog).
+#[derive(Debug, Clone)]
+pub struct DriveGate {
+    hold_s: f64,
+    heartbeat_s: f64,
+    last: Option<Drive>,
+    last_sent: f64,
+    last_change: f64,
+}
+
+impl DriveGate {
+    /// A gate that has sent nothing yet.
+    pub fn new(hold_s: f64, heartbeat_s: f64) -> DriveGate {
+        DriveGate {
+            hold_s,
+            heartbeat_s,
+            last: None,
+            last_sent: f64::NEG_INFINITY,
+            last_change: f64::NEG_INFINITY,
+        }
+    }
+
+    /// The drive to send at `now` for the `wanted` one, or `None` when nothing is due.
+    pub fn offer(&mut self, now: f64, wanted: Drive) -> Option<Drive> {
+        let mut drive = wanted;
+        if let (Some(prev @ Drive::Gait { .. }), Drive::Gait { .. }) = (&self.last, &drive)
+            && *prev != drive
+            && now - self.last_change < self.hold_s
+        {
+            drive = prev.clone();
+        }
+        let changed = self.last.as_ref() != Some(&drive);
+        if changed {
+            self.last_change = now;
+        }
+        if changed || now - self.last_sent >= self.heartbeat_s {
+            self.last = Some(drive.clone());
+            self.last_sent = now;
+            return Some(drive);
+        }
+        None
+    }
+}
+
+/// One row of a plan as an executor receives it: the sub-goal with its target already
+/// resolved (modbot_msgs/SubGoal carries it), so no scenario is needed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetRow {
+    /// Configuration required.
+    pub configuration: String,
+    /// Run the configuration's ability instead of position control.
+    pub ability: bool,
+    /// What to run.
+    pub action: Action,
+    /// The configuration's gait (may be empty).
+    pub gait: String,
+    /// The sub-goal pose.
+    pub target: Pose2,
+    /// The path segment to it (x, y), possibly empty.
+    pub path: Vec<[f64; 2]>,
+}
+
+/// The executive's parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecutiveSettings {
+    /// The configuration this robot is (a key of the capability table).
+    pub configuration: String,
+    /// Position controller; `None` picks it from the configuration's capability gait.
+    pub controller: Option<Controller>,
+    /// Sequencer tolerances and row timeout.
+    pub sequencer: SequencerSettings,
+    /// Largest yaw offset O_h, deg.
+    pub max_turn_deg: f64,
+    /// O_h per degree of bearing error.
+    pub turn_gain: f64,
+    /// Re-send the running drive this often, s.
+    pub heartbeat_s: f64,
+    /// Odometry averaging window and least hold of a running gait, s (0: raw, no hold).
+    pub pose_window_s: f64,
+}
+
+impl Default for ExecutiveSettings {
+    /// The shipped executive_node defaults, as a snake.
+    fn default() -> Self {
+        ExecutiveSettings {
+            configuration: "snake".into(),
+            controller: None,
+            sequencer: SequencerSettings::default(),
+            max_turn_deg: 20.0,
+            turn_gain: 0.5,
+            heartbeat_s: 1.0,
+            pose_window_s: 2.0,
+        }
+    }
+}
+
+/// What one [`Executive::update`] asks of the acting layer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Update {
+    /// A drive to send now (a change, or the heartbeat).
+    pub send: Option<Drive>,
+    /// Ask the deliberative layer for a new plan to this goal (x, y).
+    pub replan_to: Option<[f64; 2]>,
+    /// The status, when it changed.
+    pub status: Option<String>,
+}
+
+/// The executive: sequencer, steering, pose filter and drive gate.
+#[derive(Debug, Clone)]
+pub struct Executive {
+    configuration: String,
+    gait: String,
+    steering: Steering,
+    sequencer: SequencerSettings,
+    seq: Option<Sequencer>,
+    goal: Option<[f64; 2]>,
+    rows: usize,
+    status: String,
+    reported: String,
+    filter: PoseFilter,
+    pose: Option<Pose2>,
+    gate: DriveGate,
+}
+
+impl Executive {
+    /// An executive with no plan, for `settings.configuration` of `caps`.
+    pub fn new(settings: &ExecutiveSettings, caps: &Capabilities) -> Result<Executive, ExecutiveError> {
+        let gait = caps.get(&settings.configuration)?.gait.clone();
+        let controller = match settings.controller {
+            Some(c) => c,
+            None => Controller::for_gait(&gait).ok_or_else(|| ExecutiveError::NoController {
+                configuration: settings.configuration.clone(),
+                gait: gait.clone(),
+            })?,
+        };
+        Ok(Executive {
+            configuration: settings.configuration.clone(),
+            gait,
+            steering: Steering {
+                controller,
+                max_turn_deg: settings.max_turn_deg,
+                turn_gain: settings.turn_gain,
+            },
+            sequencer: settings.sequencer,
+            seq: None,
+            goal: None,
+            rows: 0,
+            status: "waiting for a plan".into(),
+            reported: String::new(),
+            filter: PoseFilter::new(settings.pose_window_s),
+            pose: None,
+            gate: DriveGate::new(settings.pose_window_s, settings.heartbeat_s),
+        })
+    }
+
+    /// The position controller in use.
+    pub fn controller(&self) -> Controller {
+        self.steering.controller
+    }
+
+    /// Human-readable state.
+    pub fn status(&self) -> &str {
+        &self.status
+    }
+
+    /// The plan's final goal.
+    pub fn goal(&self) -> Option<[f64; 2]> {
+        self.goal
+    }
+
+    /// Takes a new plan (replacing any running one); a row with a non-finite target refuses
+    /// the whole plan and keeps the running one.
+    pub fn set_plan(&mut self, plan: &[TargetRow]) -> Result<(), ExecutiveError> {
+        let mut rows = Vec::with_capacity(plan.len());
+        let mut refs = BTreeMap::new();
+        for (i, r) in plan.iter().enumerate() {
+            let t = r.target;
+            if ![t.x, t.y, t.yaw].iter().all(|v| v.is_finite()) {
+                return Err(ExecutiveError::NonFiniteTarget { row: i + 1 });
+            }
+            // Each row refers to its own target, so the sequencer needs no scenario.
+            let name = format!("row{i}");
+            refs.insert(name.clone(), t);
+            rows.push(strategic::SubGoal {
+                configuration: r.configuration.clone(),
+                reference: name,
+                lateral_m: 0.0,
+                longitudinal_m: 0.0,
+                yaw_deg: 0.0,
+                ability: r.ability,
+                action: r.action,
+                gait: r.gait.clone(),
+                path: r.path.clone(),
+            });
+        }
+        self.goal = plan.last().map(|r| [r.target.x, r.target.y]);
+        self.rows = rows.len();
+        self.seq = Some(Sequencer::new(strategic::StrategicPlan { rows }, refs, self.sequencer));
+        self.status = format!("plan of {} rows", self.rows);
+        Ok(())
+    }
+
+    /// Takes an odometry pose at `now`; a non-finite one is ignored (returns false).
+    pub fn odometry(&mut self, now: f64, pose: Pose2) -> bool {
+        if ![pose.x, pose.y, pose.yaw].iter().all(|v| v.is_finite()) {
+            return false;
+        }
+        self.pose = Some(self.filter.push(now, pose));
+        true
+    }
+
+    /// One control update at `now` on the filtered pose: the drive to send (through the
+    /// gate), a replan request, and the status when it changed. Nothing is driven before
+    /// the first odometry.
+    pub fn update(&mut self, now: f64) -> Update {
+        let mut out = Update::default();
+        if let Some(p) = self.pose {
+            let (drive, replan) = self.step(now, p);
+            out.send = self.gate.offer(now, drive);
+            out.replan_to = self.goal.filter(|_| replan);
+        }
+        if self.status != self.reported {
+            self.reported = self.status.clone();
+            out.status = Some(self.status.clone());
+        }
+        out
+    }
+
+    /// One sequencer step at `pose` (no filter, no gate): what to drive, and whether to ask
+    /// for a replan.
+    pub fn step(&mut self, now: f64, pose: Pose2) -> (Drive, bool) {
+        let Some(seq) = self.seq.as_mut() else {
+            return (Drive::Stop, false);
+        };
+        let (row, rows, me) = (seq.row() + 1, self.rows, &self.configuration);
+        match seq.tick(now, pose, me, false) {
+            Tick::Done => {
+                self.status = format!("done: {rows} rows");
+                self.seq = None;
+                (Drive::Stop, false)
+            }
+            Tick::Reached(n) => {
+                self.status = format!("reached row {}/{rows}", n + 1);
+                (Drive::Stop, false)
+            }
+            Tick::Replan { row, reason } => {
+                self.status = format!("row {}/{rows}: {reason}; replanning", row + 1);
+                self.seq = None;
+                (Drive::Stop, true)
+            }
+            Tick::Command(Command::Reconfigure(to)) => {
+                self.status = format!(
+                    "row {row}/{rows}: needs configuration `{to}`, but this robot is `{me}` and cannot reassemble itself"
+                );
+                (Drive::Stop, false)
+            }
+            Tick::Command(Command::Ability(a, _)) => {
+                self.status = format!("row {row}/{rows}: ability {a:?} is not available to `{me}`");
+                (Drive::Stop, false)
+            }
+            Tick::Command(Command::Drive(target)) => {
+                self.status = format!("row {row}/{rows}: driving to ({:.2}, {:.2})", target.x, target.y);
+                (self.steering.drive_to(&self.gait, pose, target), false)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(rows: &[(&str, [f64; 2], Action)]) -> Vec<TargetRow> {
+        rows.iter()
+            .map(|(c, xy, a)| TargetRow {
+                configuration: (*c).into(),
+                ability: *a != Action::Drive,
+                action: *a,
+                gait: String::new(),
+                target: at(xy[0], xy[1], 0.0),
+                path: Vec::new(),
+            })
+            .collect()
+    }
+
+    fn at(x: f64, y: f64, yaw: f64) -> Pose2 {
+        Pose2 { x, y, yaw }
+    }
+
+    fn gait_of(d: &Drive) -> (&str, Vec<f64>, Direction) {
+        match d {
+            Drive::Gait {
+                gait,
+                params,
+                direction,
+            } => (gait.as_str(), params.iter().map(|p| p.1).collect(), *direction),
+            Drive::Stop => ("", Vec::new(), Direction::AsGiven),
+        }
+    }
+
+    fn executive(configuration: &str) -> Executive {
+        let s = ExecutiveSettings {
+            configuration: configuration.into(),
+            ..ExecutiveSettings::default()
+        };
+        Executive::new(&s, &Capabilities::builtin()).expect("executive")
+    }
+
+    /// The wagging tail's heading averages out over a cycle; the window slides.
+    #[test]
+    fn pose_filter_averages_the_wag_out() {
+        let mut f = PoseFilter::new(2.0);
+        let mut out = at(0.0, 0.0, 0.0);
+        for k in 0..400 {
+            let t = k as f64 * 0.01;
+            let wag = 30f64.to_radians() * (std::f64::consts::PI * t).sin();
+            out = f.push(t, at(0.01 * t, 0.0, 10f64.to_radians() + wag));
+        }
+        assert!((out.yaw.to_degrees() - 10.0).abs() < 1.0, "{}", out.yaw.to_degrees());
+        // Mean position over the last 2 s: x(t) = 0.01 t on [2, 4] s.
+        assert!((out.x - 0.03).abs() < 1e-3, "{}", out.x);
+        // Headings near ±180° average to 180°, not 0°.
+        let mut f = PoseFilter::new(1.0);
+        f.push(0.0, at(0.0, 0.0, 179f64.to_radians()));
+        let p = f.push(0.5, at(0.0, 0.0, -179f64.to_radians()));
+        assert!(p.yaw.abs() > 179f64.to_radians(), "{}", p.yaw);
+        // A window of 0 passes poses through; a clock going back starts afresh.
+        let mut f = PoseFilter::new(0.0);
+        f.push(1.0, at(1.0, 0.0, 0.0));
+        assert_eq!(f.push(2.0, at(2.0, 0.0, 0.5)), at(2.0, 0.0, 0.5));
+        assert_eq!(f.push(0.5, at(3.0, 0.0, 0.2)), at(3.0, 0.0, 0.2));
+    }
+
+    #[test]
+    fn a_snake_steers_towards_its_sub_goals_and_finishes() {
+        let mut ex = executive("snake");
+        assert_eq!(ex.controller(), Controller::Steer);
+        assert_eq!(ex.step(0.0, at(0.0, 0.0, 0.0)).0, Drive::Stop);
+        ex.set_plan(&plan(&[
+            ("snake", [1.0, 0.0], Action::Drive),
+            ("snake", [1.0, 1.0], Action::Drive),
+        ]))
+        .expect("plan");
+        let (d, _) = ex.step(0.0, at(0.0, 0.0, 0.0));
+        assert_eq!(gait_of(&d).0, "straight");
+        // Target to the left: turn left (positive O_h), capped.
+        let (d, _) = ex.step(1.0, at(0.0, 0.0, -1.0));
+        assert_eq!(gait_of(&d), ("turning", vec![20.0], Direction::AsGiven));
+        assert_eq!(ex.step(2.0, at(0.95, 0.0, 0.0)).0, Drive::Stop); // row 1 reached
+        let (d, _) = ex.step(3.0, at(0.95, 0.0, 0.0));
+        assert_eq!(gait_of(&d).1, vec![20.0], "second row is 90° to the left");
+        ex.step(4.0, at(1.0, 0.95, 1.5));
+        assert_eq!(ex.step(5.0, at(1.0, 0.95, 1.5)).0, Drive::Stop);
+        assert!(ex.status().starts_with("done"), "{}", ex.status());
+    }
+
+    /// O_h is proportional to the bearing error, capped, in 5° steps, and its sign is the
+    /// side of the target, whatever the heading.
+    #[test]
+    fn steering_is_proportional_capped_and_stepped() {
+        let s = Steering {
+            controller: Controller::Steer,
+            max_turn_deg: 20.0,
+            turn_gain: 0.5,
+        };
+        for k in -36..36 {
+            let yaw = f64::from(k) * 10f64.to_radians();
+            for err_deg in [-170.0, -60.0, -27.0, -12.0, -4.0, 0.0, 4.0, 12.0, 27.0, 60.0, 170.0f64] {
+                let b = yaw + err_deg.to_radians();
+                let d = s.drive_to("", at(1.0, 2.0, yaw), at(1.0 + b.cos(), 2.0 + b.sin(), 0.0));
+                let (g, p, _) = gait_of(&d);
+                let want = ((0.5 * err_deg).clamp(-20.0, 20.0) / 5.0).round() * 5.0;
+                if want == 0.0 {
+                    assert_eq!((g, p.len()), ("straight", 0), "{err_deg}");
+                } else {
+                    assert_eq!(g, "turning");
+                    assert!((p[0] - want).abs() < 1e-9, "{err_deg}° at {yaw}: {p:?} vs {want}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_caterpillar_drives_along_its_axis_and_what_it_cannot_do_is_reported() {
+        let mut ex = executive("caterpillar");
+        assert_eq!(ex.controller(), Controller::Axial);
+        ex.set_plan(&plan(&[("caterpillar", [-1.0, 0.0], Action::Drive)]))
+            .expect("plan");
+        let (d, _) = ex.step(0.0, at(0.0, 0.0, 0.0));
+        assert_eq!(gait_of(&d), ("caterpillar", vec![], Direction::Reverse));
+        ex.set_plan(&plan(&[("quadruped", [1.0, 0.0], Action::Drive)]))
+            .expect("plan");
+        assert_eq!(ex.step(0.0, at(0.0, 0.0, 0.0)).0, Drive::Stop);
+        assert!(ex.status().contains("cannot reassemble"), "{}", ex.status());
+        ex.set_plan(&plan(&[("caterpillar", [1.0, 0.0], Action::PassOver)]))
+            .expect("plan");
+        ex.step(0.0, at(0.0, 0.0, 0.0));
+        assert!(ex.status().contains("PassOver"), "{}", ex.status());
+        // Timeout → replan.
+        ex.set_plan(&plan(&[("caterpillar", [1.0, 0.0], Action::Drive)]))
+            .expect("plan");
+        ex.step(0.0, at(0.0, 0.0, 0.0));
+        let (d, replan) = ex.step(10_000.0, at(0.0, 0.0, 0.0));
+        assert!(replan && d == Drive::Stop, "{}", ex.status());
+        assert_eq!(ex.goal(), Some([1.0, 0.0]));
+    }
+
+    #[test]
+    fn bad_plans_and_configurations_are_refused() {
+        let mut ex = executive("snake");
+        let p = plan(&[
+            ("snake", [1.0, 0.0], Action::Drive),
+            ("snake", [f64::NAN, 0.0], Action::Drive),
+        ]);
+        assert_eq!(ex.set_plan(&p), Err(ExecutiveError::NonFiniteTarget { row: 2 }));
+        let s = |c: &str| ExecutiveSettings {
+            configuration: c.into(),
+            ..ExecutiveSettings::default()
+        };
+        let e = Executive::new(&s("wheeled"), &Capabilities::builtin()).expect_err("no controller");
+        assert!(e.to_string().contains("skid_steer"), "{e}");
+        let e = Executive::new(&s("hovercraft"), &Capabilities::builtin()).expect_err("unknown");
+        assert!(e.to_string().contains("hovercraft"), "{e}");
+        // An explicit controller overrides the capability gait's.
+        let forced = ExecutiveSettings {
+            controller: Some(Controller::Axial),
+            ..s("wheeled")
+        };
+        assert_eq!(
+            Executive::new(&forced, &Capabilities::builtin())
+                .expect("forced")
+                .controller(),
+            Controller::Axial
+        );
+    }
+
+    /// A new gait waits for the hold; stopping does not; the same drive is re-sent on the
+    /// heartbeat only.
+    #[test]
+    fn the_gate_holds_gaits_and_beats_the_heart() {
+        let straight = Drive::gait("straight", Vec::new(), Direction::AsGiven);
+        let turn = Drive::gait("turning", vec![("O_h".into(), 10.0)], Direction::AsGiven);
+        let mut g = DriveGate::new(2.0, 1.0);
+        assert_eq!(g.offer(0.0, straight.clone()), Some(straight.clone()));
+        assert_eq!(g.offer(0.5, straight.clone()), None);
+        assert_eq!(g.offer(0.9, turn.clone()), None, "held for the window");
+        assert_eq!(
+            g.offer(1.0, turn.clone()),
+            Some(straight.clone()),
+            "heartbeat of the held gait"
+        );
+        assert_eq!(g.offer(2.0, turn.clone()), Some(turn.clone()));
+        assert_eq!(
+            g.offer(2.1, Drive::Stop),
+            Some(Drive::Stop),
+            "stopping is never delayed"
+        );
+        assert_eq!(
+            g.offer(2.2, straight.clone()),
+            Some(straight),
+            "after a stop a gait starts at once"
+        );
+    }
+
+    /// The whole loop on filtered odometry: a wagging snake gets one gait per window, not
+    /// one per wag; the status is reported once per change; a timeout asks for a replan.
+    #[test]
+    fn update_filters_gates_and_reports() {
+        let mut ex = executive("snake");
+        assert_eq!(ex.update(0.0).status.as_deref(), Some("waiting for a plan"));
+        assert_eq!(ex.update(0.1), Update::default(), "nothing before odometry");
+        assert!(!ex.odometry(0.1, at(f64::NAN, 0.0, 0.0)));
+        ex.set_plan(&plan(&[("snake", [10.0, 0.0], Action::Drive)]))
+            .expect("plan");
+        let mut sent = Vec::new();
+        for k in 0..100 {
+            let t = f64::from(k) * 0.1;
+            let wag = 30f64.to_radians() * (std::f64::consts::PI * t).sin();
+            assert!(ex.odometry(t, at(0.0, 0.0, wag)));
+            if let Some(d) = ex.update(t).send {
+                sent.push((t, d));
+            }
+        }
+        let changes = sent.windows(2).filter(|w| w[0].1 != w[1].1).count();
+        assert!(changes <= 2, "{sent:?}");
+        // About one send per heartbeat (1 s) over 10 s.
+        assert!((9..=13).contains(&sent.len()), "{}", sent.len());
+        let u = ex.update(10_000.0);
+        assert_eq!((u.send, u.replan_to), (Some(Drive::Stop), Some([10.0, 0.0])));
+        assert!(u.status.is_some_and(|s| s.contains("replanning")));
+    }
+}
