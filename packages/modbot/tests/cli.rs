@@ -200,7 +200,7 @@ fn user_config_files_are_used_and_checked() {
     );
 
     let modules = scratch("modules.yaml");
-    let text = modbot_core::catalog::BUILTIN_MODULES_YAML.replace("length_m: 0.072", "length_m: zero");
+    let text = modbot_core::catalog::BUILTIN_MODULES_YAML.replacen("mass_kg: 0.025", "mass_kg: zero", 1);
     std::fs::write(&modules, text).unwrap();
     let o = modbot(&[
         "gait",
@@ -211,7 +211,7 @@ fn user_config_files_are_used_and_checked() {
         modules.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("length_m"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("mass_kg"), "{}", stderr(&o));
 }
 
 #[test]
@@ -287,7 +287,7 @@ fn run_writes_the_run_folder() {
     let csv = std::fs::read_to_string(dir.join("trajectory.csv")).unwrap();
     let header = csv.lines().next().unwrap();
     assert!(
-        header.starts_with("time_s,com_x_m,com_y_m,com_z_m,heading_rad,roll_rad,joint_1_target_rad"),
+        header.starts_with("time_s,com_x_m,com_y_m,com_z_m,heading_rad,roll_rad,joint_1_target"),
         "{header}"
     );
     assert!(header.ends_with("joint_8_angle_rad"));
@@ -519,4 +519,101 @@ fn plan_gives_the_strategic_plan_of_a_scenario() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("warp"), "{}", stderr(&o));
+}
+
+fn run_summary(robot: &str, gait_or_poses: &[&str], out: &str) -> serde_json::Value {
+    let dir = scratch(out);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut args = vec![
+        "run", "--robot", robot, "--cycles", "1", "--warmup", "1", "--quiet", "--out",
+    ];
+    args.push(dir.to_str().unwrap());
+    args.extend_from_slice(gait_or_poses);
+    let o = modbot(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+/// `--robot config/robots/py_16.yaml` runs the same robot as `--robot py:16`: the same step
+/// to the last digit.
+#[test]
+fn a_robot_file_runs_like_its_preset() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let file = root.join("config/robots/py_16.yaml");
+    let a = run_summary(file.to_str().unwrap(), &["--gait", "sidewinding"], "file_py16");
+    let b = run_summary("py:16", &["--gait", "sidewinding"], "preset_py16");
+    for key in ["step_x_m", "step_y_m", "heading_change_deg"] {
+        assert_eq!(a["report"][key].as_f64(), b["report"][key].as_f64(), "{key}");
+    }
+    assert!(a["report"]["step_y_m"].as_f64().unwrap().abs() > 0.05, "{a}");
+}
+
+/// A pose sequence runs closed loop from the command line and reports its measured cycle.
+#[test]
+fn a_pose_sequence_runs_from_the_command_line() {
+    let poses = scratch("swing.yaml");
+    std::fs::write(
+        &poses,
+        "name: swing\nposes:\n  - {name: up, targets: {joint_1: {position_deg: 40}}}\n  - {name: down, targets: {joint_1: {position_deg: -40}}}\n",
+    )
+    .unwrap();
+    let s = run_summary("pp:2", &["--poses", poses.to_str().unwrap()], "swing_pp2");
+    assert_eq!(s["controller"], "swing");
+    let t = s["report"]["period_s"].as_f64().unwrap();
+    assert!(t > 0.7 && t < 0.85, "measured cycle {t} s");
+    // A bad pose file is refused naming the joint, exit code 2.
+    std::fs::write(
+        &poses,
+        "name: swing\nposes:\n  - {name: up, targets: {joint_9: {position_deg: 40}}}\n",
+    )
+    .unwrap();
+    let o = modbot(&["run", "--robot", "pp:2", "--poses", poses.to_str().unwrap(), "--quiet"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("joint_9"), "{}", stderr(&o));
+}
+
+/// Robot files with a loop, a port used twice, an unknown port or kind are refused by name.
+#[test]
+fn bad_robot_files_are_refused_by_name() {
+    let head = "name: bad\nmodules:\n  - {name: a, kind: y1}\n  - {name: b, kind: y1}\n";
+    for (body, named) in [
+        (
+            "connections:\n  - {from: a.head, to: b.tail}\n  - {from: b.head, to: a.tail}\n",
+            "closes a loop",
+        ),
+        (
+            "connections:\n  - {from: a.head, to: b.tail}\n  - {from: a.head, to: b.head}\n",
+            "already in use",
+        ),
+        ("connections:\n  - {from: a.nose, to: b.tail}\n", "port `nose`"),
+        ("connections:\n  - {from: a.head, to: b.tail}\n", ""),
+    ] {
+        let path = scratch("bad_robot.yaml");
+        std::fs::write(&path, format!("{head}{body}")).unwrap();
+        let o = modbot(&[
+            "run",
+            "--robot",
+            path.to_str().unwrap(),
+            "--cycles",
+            "1",
+            "--quiet",
+            "--out",
+            scratch("bad_robot_run").to_str().unwrap(),
+        ]);
+        if named.is_empty() {
+            assert!(o.status.success(), "{}", stderr(&o));
+        } else {
+            assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+            assert!(
+                stderr(&o).contains(named) && stderr(&o).contains("bad_robot.yaml"),
+                "{named}: {}",
+                stderr(&o)
+            );
+        }
+    }
+    let path = scratch("bad_kind.yaml");
+    std::fs::write(&path, "name: bad\nmodules:\n  - {name: a, kind: cube}\n").unwrap();
+    let o = modbot(&["export", "urdf", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cube"), "{}", stderr(&o));
 }

@@ -57,23 +57,18 @@ fn the_robot_walks_and_odom_matches_the_embedded_measurement_on(backend: &str, s
     let spec: modbot_core::RobotSpec = "pp:8".parse().expect("spec");
     let catalog = modbot_core::ModuleCatalog::builtin();
     let topo = modbot_core::Topology::from_spec(&spec, &catalog).expect("topology");
-    let built = gait.build("caterpillar", &topo, &catalog, &[]).expect("gait");
+    let built = gait.build("caterpillar", &topo, &[]).expect("gait");
     let period = built.generator.period_s;
     let out = modbot_sim::run_gait(
         &mut core.sim,
         Box::new(built.generator.clone()),
         gait.transition,
-        vec![
-            modbot_core::ModuleCatalog::builtin()
-                .kind("y1")
-                .expect("y1")
-                .max_speed_rad_s();
-            8
-        ],
+        topo.joints().iter().map(|j| j.def.actuator.max_speed_rad_s()).collect(),
         modbot_sim::RunPlan {
             warmup_cycles: 3,
             cycles: 4,
             control_rate_hz: 100.0,
+            ..Default::default()
         },
         0.0,
         &mut |_, _| {},

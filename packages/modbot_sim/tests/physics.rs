@@ -24,7 +24,7 @@ fn settings(engine: Engine) -> SimSettings {
 fn modbot(spec: &str) -> (Topology, SimRobot) {
     let cat = ModuleCatalog::builtin();
     let t = Topology::from_spec(&spec.parse().unwrap(), &cat).unwrap();
-    let r = SimRobot::from_topology(&t, &cat).unwrap();
+    let r = SimRobot::from_topology(&t).unwrap();
     (t, r)
 }
 
@@ -141,11 +141,10 @@ fn velocities_match_the_motion() {
 /// The CoM step per cycle of each robot in its own start frame, playing the same gait:
 /// (x, y) per robot.
 fn walk(engine: Engine, starts: &[StartPose]) -> Vec<(f64, f64)> {
-    let cat = ModuleCatalog::builtin();
     let (t, r) = modbot("pp:8");
     let lib = GaitLibrary::builtin();
     let set = [("A".to_string(), 40.0), ("dphi".to_string(), 110.0)];
-    let g = lib.build("caterpillar", &t, &cat, &set).unwrap().generator;
+    let g = lib.build("caterpillar", &t, &set).unwrap().generator;
     let robots: Vec<(SimRobot, StartPose)> = starts.iter().map(|s| (r.clone(), *s)).collect();
     let mut sim = Simulator::with_robots(&robots, &flat(), settings(engine)).unwrap();
     assert_eq!(sim.robot_count(), starts.len());
