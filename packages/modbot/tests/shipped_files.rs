@@ -99,6 +99,10 @@ fn every_shipped_file_loads() {
                         );
                     }
                 }
+                (_, "robots", "yaml") => {
+                    let t = modbot_core::Topology::load(&path, &modbot_core::ModuleCatalog::builtin()).unwrap();
+                    assert!(!t.joint_names().is_empty(), "{rel}");
+                }
                 (_, "molemod", "yaml") => {
                     modbot_planner::molemod::Task::load(&path).unwrap();
                 }
@@ -124,5 +128,29 @@ fn every_shipped_file_loads() {
             checked += 1;
         }
     }
-    assert!(checked >= 3 + 5 + 5 + 1 + 5 + 10, "{checked} files");
+    assert!(checked >= 3 + 5 + 5 + 5 + 1 + 5 + 10, "{checked} files");
+}
+
+/// The no-ROS build of the `modbot` command links no DDS stack.
+#[test]
+fn the_no_ros_build_has_no_dds() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["tree", "-p", "modbot", "--no-default-features", "-e", "normal", "--prefix", "none", "--offline"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tree = String::from_utf8_lossy(&out.stdout);
+    for dds in ["ros2-client", "rustdds", "modbot_ros", "modbot_msgs"] {
+        assert!(!tree.lines().any(|l| l.starts_with(&format!("{dds} "))), "{dds} in the no-ROS build");
+    }
+    assert!(tree.lines().any(|l| l.starts_with("modbot_app ")), "{tree}");
+    // With the default feature the DDS stack is there.
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["tree", "-p", "modbot", "-e", "normal", "--prefix", "none", "--offline"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).lines().any(|l| l.starts_with("ros2-client ")));
 }
