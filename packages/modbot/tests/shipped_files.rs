@@ -134,16 +134,29 @@ fn every_shipped_file_loads() {
 /// The no-ROS build of the `modbot` command links no DDS stack.
 #[test]
 fn the_no_ros_build_has_no_dds() {
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = std::process::Command::new(env!("CARGO"))
-        .args(["tree", "-p", "modbot", "--no-default-features", "-e", "normal", "--prefix", "none", "--offline"])
+        .args([
+            "tree",
+            "-p",
+            "modbot",
+            "--no-default-features",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "--offline",
+        ])
         .current_dir(&root)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let tree = String::from_utf8_lossy(&out.stdout);
     for dds in ["ros2-client", "rustdds", "modbot_ros", "modbot_msgs"] {
-        assert!(!tree.lines().any(|l| l.starts_with(&format!("{dds} "))), "{dds} in the no-ROS build");
+        assert!(
+            !tree.lines().any(|l| l.starts_with(&format!("{dds} "))),
+            "{dds} in the no-ROS build"
+        );
     }
     assert!(tree.lines().any(|l| l.starts_with("modbot_app ")), "{tree}");
     // With the default feature the DDS stack is there.
@@ -152,5 +165,9 @@ fn the_no_ros_build_has_no_dds() {
         .current_dir(&root)
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).lines().any(|l| l.starts_with("ros2-client ")));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .any(|l| l.starts_with("ros2-client "))
+    );
 }

@@ -3,6 +3,7 @@
 pub mod controller;
 pub mod error;
 pub mod evaluate;
+pub mod gait_driver;
 pub mod load;
 pub mod session;
 pub mod sweep;
@@ -10,6 +11,7 @@ pub mod sweep;
 pub use controller::{BuiltController, ControllerSpec, build_controller};
 pub use error::{AppError, Result};
 pub use evaluate::{EvalOptions, Evaluation, evaluate};
+pub use gait_driver::{GaitDriver, GaitRequest, GaitStatus};
 pub use load::{load_catalog, load_gaits, load_robot, load_world};
 pub use session::{SimSession, perturbed_start};
 pub use sweep::{Axis, SweepPoint, sweep};

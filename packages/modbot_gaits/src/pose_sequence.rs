@@ -334,7 +334,7 @@ impl Controller for PoseSequence {
             self.entered = self.time;
         }
         let pose = &self.poses[self.current];
-        let held = self.held.as_mut().map(|h| h.as_mut_slice()).unwrap_or_default();
+        let held = self.held.as_deref_mut().unwrap_or_default();
         for (k, o) in out.iter_mut().enumerate() {
             if let Some(t) = pose.targets[k] {
                 held[k] = match t {

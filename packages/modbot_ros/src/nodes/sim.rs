@@ -10,20 +10,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use modbot_core::{ModuleCatalog, Scenario, Topology};
+use modbot_app::SimSession;
+use modbot_core::{ModuleCatalog, Scenario};
 use modbot_description::DescriptionConfig;
 use modbot_msgs::builtin_interfaces::msg::Time;
-use modbot_msgs::geometry_msgs::msg::{
-    Point, Pose, PoseWithCovariance, Quaternion, Transform, TransformStamped, Twist, TwistWithCovariance, Vector3,
-};
 use modbot_msgs::nav_msgs::msg::Odometry;
 use modbot_msgs::rosgraph_msgs::msg::Clock;
 use modbot_msgs::sensor_msgs::msg::JointState;
 use modbot_msgs::std_msgs::msg::{Float64MultiArray, Header, String as StringMsg};
 use modbot_msgs::tf2_msgs::msg::TFMessage;
-use modbot_sim::{SimRobot, SimSettings, Simulator};
-use nalgebra::{Isometry3, UnitQuaternion};
+use modbot_sim::{SimSettings, Simulator};
+use nalgebra::Isometry3;
 
+use crate::convert;
 use crate::error::{Result, RosError};
 use crate::params::{Get, NodeConfig, ParamDecl, ParamMap, ParamValue};
 use crate::transport::{Level, Pub, Qos, Sub, Transport};
@@ -110,7 +109,7 @@ impl NodeConfig for SimNodeConfig {
             engine: g.str("engine")?.parse()?,
         };
         let catalog = cfg.catalog()?;
-        Topology::resolve(&cfg.robot, &catalog).map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
+        modbot_app::load_robot(&cfg.robot, &catalog).map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
         cfg.scenario()?;
         Ok(cfg)
     }
@@ -121,21 +120,14 @@ impl SimNodeConfig {
         super::module_catalog(&self.modules_file)
     }
 
+    /// The world, loaded as `modbot run` loads it (`.yaml`, `.yml`, or the `.sdf`'s scenario).
     fn scenario(&self) -> std::result::Result<Scenario, String> {
-        if self.world.is_empty() {
-            return Scenario::from_yaml("name: flat\n", "built-in flat world").map_err(|e| e.to_string());
-        }
-        let p = std::path::Path::new(&self.world);
-        let yaml = if p.extension().is_some_and(|e| e == "sdf") {
-            p.with_extension("yaml")
-        } else {
-            p.to_path_buf()
-        };
-        Scenario::load(&yaml).map_err(|e| format!("world `{}`: {e}", self.world))
+        let path = (!self.world.is_empty()).then(|| std::path::Path::new(&self.world));
+        modbot_app::load_world(path).map_err(|e| format!("world `{}`: {e}", self.world))
     }
 }
 
-/// The node's logic without middleware.
+/// The node's state: a simulation session of modbot_app and what the messages need.
 pub struct SimCore {
     /// The simulator.
     pub sim: Simulator,
@@ -143,44 +135,30 @@ pub struct SimCore {
     pub urdf: String,
     link_names: Vec<String>,
     base: usize,
-    last_positions: Vec<f64>,
-    last_time: f64,
-    velocities: Vec<f64>,
-    last_base: Isometry3<f64>,
-    twist: (nalgebra::Vector3<f64>, nalgebra::Vector3<f64>),
     /// Commands dropped: refused by [`SimCore::command`] or undecodable.
     pub refused: u64,
 }
 
 impl SimCore {
-    /// Builds the robot and the world.
+    /// Builds the robot and the world (the same session `modbot run` uses).
     pub fn new(cfg: &SimNodeConfig) -> std::result::Result<SimCore, String> {
         let catalog = cfg.catalog()?;
-        let topology = Topology::resolve(&cfg.robot, &catalog).map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
+        let topology =
+            modbot_app::load_robot(&cfg.robot, &catalog).map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
         let urdf =
             modbot_description::urdf::urdf(&topology, &DescriptionConfig::builtin()).map_err(|e| e.to_string())?;
-        let robot = SimRobot::from_topology(&topology).map_err(|e| e.to_string())?;
         let scenario = cfg.scenario()?;
         let mut settings = SimSettings::for_engine(cfg.engine, &scenario);
         if cfg.step_ms > 0.0 {
             settings.step_s = cfg.step_ms / 1000.0;
         }
-        let sim = Simulator::new(&robot, &scenario, settings).map_err(|e| e.to_string())?;
-        let link_names: Vec<String> = robot.model.links.iter().map(|l| l.name.clone()).collect();
-        let base = robot.model.link("base_link").unwrap_or(robot.model.root);
-        let last_positions = sim.joint_positions();
-        let last_base = sim.link_poses()[base];
-        let n = last_positions.len();
+        let session = SimSession::new(topology, &scenario, settings, 0).map_err(|e| e.to_string())?;
+        let model = &session.robot.model;
         Ok(SimCore {
-            sim,
+            link_names: model.links.iter().map(|l| l.name.clone()).collect(),
+            base: model.link("base_link").unwrap_or(model.root),
+            sim: session.sim,
             urdf,
-            link_names,
-            base,
-            last_positions,
-            last_time: 0.0,
-            velocities: vec![0.0; n],
-            last_base,
-            twist: (nalgebra::Vector3::zeros(), nalgebra::Vector3::zeros()),
             refused: 0,
         })
     }
@@ -196,25 +174,10 @@ impl SimCore {
         r
     }
 
-    /// Steps the physics `n` times and updates the velocity estimates.
+    /// Steps the physics `n` times.
     pub fn advance(&mut self, n: usize) -> std::result::Result<(), String> {
         for _ in 0..n {
             self.sim.step().map_err(|e| e.to_string())?;
-        }
-        let t = self.sim.time();
-        let dt = t - self.last_time;
-        if dt > 0.0 {
-            let q = self.sim.joint_positions();
-            self.velocities = q.iter().zip(&self.last_positions).map(|(a, b)| (a - b) / dt).collect();
-            self.last_positions = q;
-            let base = self.sim.link_poses()[self.base];
-            let lin = (base.translation.vector - self.last_base.translation.vector) / dt;
-            let dq = self.last_base.rotation.inverse() * base.rotation;
-            let ang_body = dq.scaled_axis() / dt;
-            // Odometry twist is in the child frame (base_link).
-            self.twist = (base.rotation.inverse() * lin, ang_body);
-            self.last_base = base;
-            self.last_time = t;
         }
         Ok(())
     }
@@ -223,7 +186,7 @@ impl SimCore {
         Time::from_secs_f64(self.sim.time())
     }
 
-    /// joint_states.
+    /// joint_states: positions and the engine's own joint rates.
     pub fn joint_state(&self) -> JointState {
         JointState {
             header: Header {
@@ -232,7 +195,7 @@ impl SimCore {
             },
             name: self.sim.joint_names().to_vec(),
             position: self.sim.joint_positions(),
-            velocity: self.velocities.clone(),
+            velocity: self.sim.joint_velocities(),
             effort: Vec::new(),
         }
     }
@@ -242,88 +205,28 @@ impl SimCore {
         self.sim.link_poses()[self.base]
     }
 
-    /// odom.
+    /// odom: base_link's pose and its twist from the engine, in base_link's frame.
     pub fn odometry(&self) -> Odometry {
         let p = self.base_pose();
-        let (lin, ang) = self.twist;
-        Odometry {
-            header: Header {
-                stamp: self.stamp(),
-                frame_id: "odom".into(),
-            },
-            child_frame_id: "base_link".into(),
-            pose: PoseWithCovariance {
-                pose: to_pose(&p),
-                covariance: [0.0; 36],
-            },
-            twist: TwistWithCovariance {
-                twist: Twist {
-                    linear: Vector3 {
-                        x: lin.x,
-                        y: lin.y,
-                        z: lin.z,
-                    },
-                    angular: Vector3 {
-                        x: ang.x,
-                        y: ang.y,
-                        z: ang.z,
-                    },
-                },
-                covariance: [0.0; 36],
-            },
-        }
+        let t = self.sim.link_twists()[self.base];
+        let inv = p.rotation.inverse();
+        convert::odometry(self.stamp(), &p, &(inv * t.linear), &(inv * t.angular))
     }
 
     /// tf: odom → base_link, then base_link → each other link when `links`.
     pub fn tf(&self, links: bool) -> TFMessage {
         let poses = self.sim.link_poses();
         let base = poses[self.base];
-        let mut transforms = vec![transform(self.stamp(), "odom", "base_link", &base)];
+        let mut transforms = vec![convert::transform(self.stamp(), "odom", "base_link", &base)];
         if links {
             let inv = base.inverse();
             for (i, (name, pose)) in self.link_names.iter().zip(&poses).enumerate() {
                 if i != self.base {
-                    transforms.push(transform(self.stamp(), "base_link", name, &(inv * pose)));
+                    transforms.push(convert::transform(self.stamp(), "base_link", name, &(inv * pose)));
                 }
             }
         }
         TFMessage { transforms }
-    }
-}
-
-fn to_pose(p: &Isometry3<f64>) -> Pose {
-    let q: &UnitQuaternion<f64> = &p.rotation;
-    Pose {
-        position: Point {
-            x: p.translation.x,
-            y: p.translation.y,
-            z: p.translation.z,
-        },
-        orientation: Quaternion {
-            x: q.i,
-            y: q.j,
-            z: q.k,
-            w: q.w,
-        },
-    }
-}
-
-fn transform(stamp: Time, parent: &str, child: &str, p: &Isometry3<f64>) -> TransformStamped {
-    let pose = to_pose(p);
-    TransformStamped {
-        header: Header {
-            stamp,
-            frame_id: parent.into(),
-        },
-        child_frame_id: child.into(),
-        transform: Transform {
-            translation: Vector3 {
-                x: pose.position.x,
-                y: pose.position.y,
-                z: pose.position.z,
-            },
-            rotation: pose.orientation,
-        },
     }
 }
 
