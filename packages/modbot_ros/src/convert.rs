@@ -315,6 +315,63 @@ pub fn odometry(
     }
 }
 
+/// A GaitCommand in the gait driver's plain terms (the driver checks the values).
+pub fn gait_request(c: &GaitCommand) -> Result<modbot_app::GaitRequest, String> {
+    if c.param_names.len() != c.param_values.len() {
+        return Err(format!(
+            "{} parameter names but {} values",
+            c.param_names.len(),
+            c.param_values.len()
+        ));
+    }
+    Ok(modbot_app::GaitRequest {
+        stop: c.stop,
+        gait: c.gait.clone(),
+        params: c
+            .param_names
+            .iter()
+            .cloned()
+            .zip(c.param_values.iter().copied())
+            .collect(),
+        speed_scale: c.speed_scale,
+        direction: c.direction,
+        transition_s: c.transition_time,
+    })
+}
+
+/// The gait driver's status as a GaitState.
+pub fn gait_state(s: &modbot_app::GaitStatus, robot: &str, header: Header) -> modbot_msgs::modbot_msgs::msg::GaitState {
+    modbot_msgs::modbot_msgs::msg::GaitState {
+        header,
+        gait: s.gait.clone(),
+        robot: robot.to_string(),
+        phase: s.phase,
+        cycle_count: s.cycles,
+        period: s.period_s,
+        param_names: s.params.iter().map(|(k, _)| k.clone()).collect(),
+        param_values: s.params.iter().map(|(_, v)| *v).collect(),
+        holding: s.holding,
+        transitioning: s.transitioning,
+    }
+}
+
+/// Joint targets as a ForwardCommandController command (one dimension, `joints`).
+pub fn joint_commands(targets: &[f64]) -> modbot_msgs::std_msgs::msg::Float64MultiArray {
+    use modbot_msgs::std_msgs::msg::{Float64MultiArray, MultiArrayDimension, MultiArrayLayout};
+    let n = targets.len() as u32;
+    Float64MultiArray {
+        layout: MultiArrayLayout {
+            dim: vec![MultiArrayDimension {
+                label: "joints".into(),
+                size: n,
+                stride: n,
+            }],
+            data_offset: 0,
+        },
+        data: targets.to_vec(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,7 +26,7 @@ pub mod nodes {
         ParamDecl {
             name: "robot",
             default: ParamValue::Str("pp:8".into()),
-            description: "robot: pp:N, py:N or pyp:3",
+            description: "robot: a preset (pp:N, py:N, pyp) or a robot file (config/robots/*.yaml)",
         }
     }
 

@@ -25,7 +25,7 @@ use nalgebra::Isometry3;
 use crate::convert;
 use crate::error::{Result, RosError};
 use crate::params::{Get, NodeConfig, ParamDecl, ParamMap, ParamValue};
-use crate::transport::{Level, Pub, Qos, Sub, Transport};
+use crate::transport::{Level, Pub, Qos, Sub, Throttle, Transport};
 
 /// The node's parameters, validated.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,43 +54,22 @@ pub struct SimNodeConfig {
 
 impl NodeConfig for SimNodeConfig {
     fn declarations() -> Vec<ParamDecl> {
+        let (d, b, st) = (ParamValue::Double, ParamValue::Bool, |v: &str| {
+            ParamValue::Str(v.into())
+        });
         vec![
             super::robot_decl(),
-            ParamDecl {
-                name: "world",
-                default: ParamValue::Str(String::new()),
-                description: "scenario YAML (empty: flat ground)",
-            },
-            ParamDecl {
-                name: "engine",
-                default: ParamValue::Str("rapier".into()),
-                description: "physics engine: rapier (default) or native",
-            },
-            ParamDecl {
-                name: "step_ms",
-                default: ParamValue::Double(0.0),
-                description: "physics step in ms (0: the scenario's)",
-            },
-            ParamDecl {
-                name: "publish_rate_hz",
-                default: ParamValue::Double(50.0),
-                description: "rate of joint_states, odom and tf, Hz",
-            },
-            ParamDecl {
-                name: "real_time_factor",
-                default: ParamValue::Double(1.0),
-                description: "simulated seconds per wall second (0: as fast as possible)",
-            },
-            ParamDecl {
-                name: "publish_clock",
-                default: ParamValue::Bool(true),
-                description: "publish /clock",
-            },
-            ParamDecl {
-                name: "publish_link_tf",
-                default: ParamValue::Bool(true),
-                description: "publish base_link -> link transforms",
-            },
+            ParamDecl::new("world", st(""), "scenario YAML (empty: flat ground)"),
+            ParamDecl::new("engine", st("rapier"), "physics engine: rapier (default) or native"),
+            ParamDecl::new("step_ms", d(0.0), "physics step in ms (0: the scenario's)"),
+            ParamDecl::new("publish_rate_hz", d(50.0), "rate of joint_states, odom and tf, Hz"),
+            ParamDecl::new(
+                "real_time_factor",
+                d(1.0),
+                "simulated seconds per wall second (0: as fast as possible)",
+            ),
+            ParamDecl::new("publish_clock", b(true), "publish /clock"),
+            ParamDecl::new("publish_link_tf", b(true), "publish base_link -> link transforms"),
             super::modules_file_decl(),
         ]
     }
@@ -261,6 +240,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     let frame = 1.0 / cfg.publish_rate_hz;
     let substeps = (frame / core.sim.step_size()).round().max(1.0) as usize;
     let started = Instant::now();
+    let mut throttle = Throttle::new(5.0);
     while !stop.load(Ordering::Relaxed) {
         for (k, v) in t.param_changes() {
             t.log(
@@ -277,11 +257,9 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
                 }
             };
             if let Err(e) = r {
-                // Log the first few in full, then every 100th, so garbage cannot flood rosout.
-                let n = core.refused;
-                if n <= 5 || n % 100 == 0 {
-                    t.log(Level::Warn, &format!("command dropped ({n} so far): {e}"));
-                }
+                // One line per 5 s of node time, so garbage cannot flood rosout.
+                let msg = format!("command dropped ({} so far): {e}", core.refused);
+                throttle.log(t, "dropped", Level::Warn, &msg);
             }
         }
         core.advance(substeps)
@@ -306,53 +284,4 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::params::defaults;
-    use modbot_msgs::std_msgs::msg::MultiArrayLayout;
-
-    #[test]
-    fn garbage_commands_are_refused_and_the_sim_goes_on() {
-        let cfg = SimNodeConfig::from_params(&defaults::<SimNodeConfig>()).unwrap();
-        let mut core = SimCore::new(&cfg).unwrap();
-        let n = core.sim.joint_names().len();
-        let short = Float64MultiArray {
-            layout: MultiArrayLayout::default(),
-            data: vec![0.1; n - 1],
-        };
-        assert!(core.command(&short).unwrap_err().contains(&format!("{n}")));
-        let nan = Float64MultiArray {
-            layout: MultiArrayLayout::default(),
-            data: vec![f64::NAN; n],
-        };
-        assert!(core.command(&nan).is_err());
-        assert_eq!(core.refused, 2);
-        let ok = Float64MultiArray {
-            layout: MultiArrayLayout::default(),
-            data: vec![0.3; n],
-        };
-        core.command(&ok).unwrap();
-        core.advance(200).unwrap();
-        let js = core.joint_state();
-        assert_eq!(js.name.len(), n);
-        assert!(js.position.iter().all(|q| (q - 0.3).abs() < 0.1), "{:?}", js.position);
-        let tf = core.tf(true);
-        assert_eq!(tf.transforms[0].child_frame_id, "base_link");
-        assert!(tf.transforms.len() > n);
-        assert_eq!(core.odometry().header.frame_id, "odom");
-    }
-
-    #[test]
-    fn bad_world_is_named() {
-        let mut p = defaults::<SimNodeConfig>();
-        p.insert("world".into(), ParamValue::Str("/nonexistent/w.yaml".into()));
-        assert!(
-            SimNodeConfig::from_params(&p)
-                .unwrap_err()
-                .contains("/nonexistent/w.yaml")
-        );
-    }
 }
