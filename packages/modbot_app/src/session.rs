@@ -1,7 +1,7 @@
 //! A simulation session: a robot in a world on the embedded simulator, set up the same way
 //! for a measured run, a sweep point, the search and `sim_node`.
 
-use modbot_core::{Scenario, Topology};
+use modbot_core::{LinkTree, Scenario, Topology};
 use modbot_sim::{SimRobot, SimSettings, Simulator};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -57,7 +57,7 @@ impl SimSession {
         let robot = SimRobot::from_topology(&topology)?;
         let world = perturbed_start(world, seed);
         let sim = Simulator::new(&robot, &world, settings)?;
-        let (lo, hi) = topology.bounds_at_zero();
+        let (lo, hi) = LinkTree::new(&topology).bounds_at_zero(&topology);
         Ok(SimSession {
             body_length_m: hi.x - lo.x,
             topology,

@@ -22,7 +22,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::{JointDef, ModuleCatalog, ModuleKind};
 use crate::error::{CoreError, Result, parse_yaml, read_text};
-use crate::tree::LinkTree;
 
 /// One module of a robot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -392,11 +391,13 @@ impl Topology {
             kinds,
         };
         // Link names must be unique too (module `a` link `b_c` vs module `a_b` link `c`).
-        let tree = t.link_tree();
         let mut seen = BTreeSet::new();
-        for l in &tree.links {
-            if !seen.insert(l.name.as_str()) {
-                return Err(bad(format!("link name `{}` is produced twice", l.name)));
+        for m in 0..t.len() {
+            for l in 0..t.kind_of(m).links.len() {
+                let name = t.link_name(m, l);
+                if !seen.insert(name.clone()) {
+                    return Err(bad(format!("link name `{name}` is produced twice")));
+                }
             }
         }
         Ok(t)
@@ -479,26 +480,6 @@ impl Topology {
         s
     }
 
-    /// Bounding box (min, max corners) of every collision shape in the base frame with the
-    /// joints at zero; its x extent is a chain's body length.
-    pub fn bounds_at_zero(&self) -> (Vector3<f64>, Vector3<f64>) {
-        let tree = self.link_tree();
-        let mut lo = Vector3::repeat(f64::INFINITY);
-        let mut hi = Vector3::repeat(f64::NEG_INFINITY);
-        let Ok(poses) = tree.forward(&vec![0.0; tree.joint_count], &Isometry3::identity()) else {
-            return (lo, hi);
-        };
-        for (l, frame) in tree.links.iter().zip(tree.link_frames(&poses)) {
-            let kind = self.kind_of(l.module);
-            for s in kind.links[l.link].shapes.iter().filter(|s| s.collision) {
-                let (a, b) = s.geometry().bounds_in(&(frame * s.pose()));
-                lo = lo.inf(&a);
-                hi = hi.sup(&b);
-            }
-        }
-        (lo, hi)
-    }
-
     /// Number of modules.
     pub fn len(&self) -> usize {
         self.modules.len()
@@ -547,11 +528,6 @@ impl Topology {
             self.modules[module].name,
             self.kind_of(module).links[link].name
         )
-    }
-
-    /// The tree of links from the root module's first link outwards (see [`LinkTree`]).
-    pub fn link_tree(&self) -> LinkTree {
-        LinkTree::new(self)
     }
 
     /// Pose of port `port` of `b`'s module relative to `a`'s module frame along edge `e`,
@@ -616,13 +592,14 @@ impl Topology {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tree::LinkTree;
 
     fn catalog() -> ModuleCatalog {
         ModuleCatalog::builtin()
     }
 
     fn joint_axes(t: &Topology) -> Vec<Vector3<f64>> {
-        let tree = t.link_tree();
+        let tree = LinkTree::new(t);
         let poses = tree
             .forward(&vec![0.0; t.joint_names().len()], &Isometry3::identity())
             .unwrap();
@@ -643,11 +620,10 @@ mod tests {
         let pyp = Topology::from_spec(&"pyp".parse().unwrap(), &c).unwrap();
         assert_eq!(pyp.name, "pyp_3");
         assert_eq!(pyp.chain_order().unwrap(), vec![0, 1, 2]);
-        let (lo, hi) = pp.bounds_at_zero();
+        let (lo, hi) = LinkTree::new(&pp).bounds_at_zero(&pp);
         assert!((hi - lo - Vector3::new(8.0 * 0.072, 0.052, 0.052)).norm() < 1e-12);
-        let poses = pp.link_tree().forward(&[0.0; 8], &Isometry3::identity()).unwrap();
-        let head = pp
-            .link_tree()
+        let poses = LinkTree::new(&pp).forward(&[0.0; 8], &Isometry3::identity()).unwrap();
+        let head = LinkTree::new(&pp)
             .links
             .iter()
             .position(|l| l.name == "module_8_front")

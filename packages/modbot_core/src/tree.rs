@@ -228,6 +228,25 @@ impl LinkTree {
         Ok(poses)
     }
 
+    /// Bounding box (min, max corners) of every collision shape of robot `t` (the robot
+    /// this tree was built from) in the base frame with the joints at zero; its x extent is
+    /// a chain's body length.
+    pub fn bounds_at_zero(&self, t: &Topology) -> (Vector3<f64>, Vector3<f64>) {
+        let mut lo = Vector3::repeat(f64::INFINITY);
+        let mut hi = Vector3::repeat(f64::NEG_INFINITY);
+        let Ok(poses) = self.forward(&vec![0.0; self.joint_count], &Isometry3::identity()) else {
+            return (lo, hi);
+        };
+        for (l, frame) in self.links.iter().zip(self.link_frames(&poses)) {
+            for s in t.kind_of(l.module).links[l.link].shapes.iter().filter(|s| s.collision) {
+                let (a, b) = s.geometry().bounds_in(&(frame * s.pose()));
+                lo = lo.inf(&a);
+                hi = hi.sup(&b);
+            }
+        }
+        (lo, hi)
+    }
+
     /// World pose of each link's own (kind) frame from tree-frame poses.
     pub fn link_frames(&self, tree_poses: &[Isometry3<f64>]) -> Vec<Isometry3<f64>> {
         self.links.iter().zip(tree_poses).map(|(l, p)| p * l.offset).collect()
@@ -285,7 +304,7 @@ mod tests {
         let text = "name: t\nmodules:\n  - {name: a, kind: y1}\n  - {name: b, kind: y1}\n\
                     connections:\n  - {from: a.tail, to: b.tail, roll_deg: 30}\n";
         let t = Topology::from_yaml(text, "t", &c).unwrap();
-        let tree = t.link_tree();
+        let tree = LinkTree::new(&t);
         // b is entered by its tail, so its hinge is crossed forwards; a's root is the back.
         let q = [0.7, -0.4];
         let poses = tree.link_frames(&tree.forward(&q, &Isometry3::identity()).unwrap());
@@ -304,7 +323,7 @@ mod tests {
         let text = "name: t\nmodules:\n  - {name: b, kind: y1}\n  - {name: c, kind: y1}\n\
                     connections:\n  - {from: b.head, to: c.head}\n";
         let t = Topology::from_yaml(text, "t", &c).unwrap();
-        let tree = t.link_tree();
+        let tree = LinkTree::new(&t);
         let q = [0.3, 0.5];
         let frames = tree.link_frames(&tree.forward(&q, &Isometry3::identity()).unwrap());
         let find = |n: &str| tree.links.iter().position(|l| l.name == n).unwrap();

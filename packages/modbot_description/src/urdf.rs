@@ -60,7 +60,7 @@ fn materials(t: &Topology, tree: &LinkTree) -> Result<Vec<&'static str>> {
 
 /// The URDF of a robot.
 pub fn urdf(topology: &Topology, config: &DescriptionConfig) -> Result<String> {
-    let tree = topology.link_tree();
+    let tree = LinkTree::new(topology);
     let joints = topology.joints();
     let colour = materials(topology, &tree)?;
     let mut x = Xml::new();

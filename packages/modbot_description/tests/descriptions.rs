@@ -150,7 +150,7 @@ proptest! {
         }
         let q: Vec<f64> = if zero { vec![0.0; m] } else { angles[..m].to_vec() };
         let base = Isometry3::from_parts(Translation3::new(0.3, -0.2, 0.05), UnitQuaternion::from_euler_angles(0.1, -0.2, 0.7));
-        let tree = t.link_tree();
+        let tree = modbot_core::LinkTree::new(&t);
         let core = tree.link_frames(&tree.forward(&q, &base).unwrap());
         let positions: BTreeMap<String, f64> = t.joint_names().into_iter().zip(q.iter().copied()).collect();
         let poses = model.forward(&positions, &base);
@@ -212,7 +212,7 @@ fn trees_with_reversed_and_velocity_joints() {
     assert_eq!(spin.kind, UrdfJointKind::Continuous);
     assert!(text.contains("<command_interface name=\"velocity\">"), "{text}");
     let q = [0.4, -0.7, 1.3];
-    let tree = t.link_tree();
+    let tree = modbot_core::LinkTree::new(&t);
     let core = tree.link_frames(&tree.forward(&q, &Isometry3::identity()).unwrap());
     let positions: BTreeMap<String, f64> = t.joint_names().into_iter().zip(q).collect();
     let poses = model.forward(&positions, &Isometry3::identity());

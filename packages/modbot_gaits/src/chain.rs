@@ -66,7 +66,7 @@ fn not_a_chain(t: &Topology, reason: String) -> GaitError {
 /// of its axis with the robot straight: +y is pitch, +z is yaw. A robot with another kind
 /// of joint, or an axis pointing elsewhere, is refused naming the joint.
 pub fn joint_kinds(t: &Topology) -> Result<Vec<JointKind>> {
-    let tree = t.link_tree();
+    let tree = modbot_core::LinkTree::new(t);
     let poses = tree.forward(&vec![0.0; tree.joint_count], &Isometry3::identity())?;
     let axes = tree.joint_axes(&poses);
     t.joints()
