@@ -30,6 +30,21 @@ pub mod nodes {
         }
     }
 
+    /// After the parameter service accepted changes, the node's whole configuration re-read
+    /// from the transport and re-validated; `None` when nothing changed.
+    pub fn reread<C: crate::params::NodeConfig, T: crate::transport::Transport>(
+        t: &mut T,
+    ) -> Option<Result<C, String>> {
+        if t.param_changes().is_empty() {
+            return None;
+        }
+        let map: crate::params::ParamMap = C::declarations()
+            .into_iter()
+            .filter_map(|d| t.param(d.name).map(|v| (d.name.to_string(), v)))
+            .collect();
+        Some(C::from_params(&map))
+    }
+
     /// The `modules_file` parameter (see [`module_catalog`]).
     pub(crate) fn modules_file_decl() -> ParamDecl {
         ParamDecl {

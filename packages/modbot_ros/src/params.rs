@@ -177,19 +177,6 @@ impl ParamDecl {
     }
 }
 
-/// After the parameter service accepted changes, the node's whole configuration re-read
-/// from the transport and re-validated; `None` when nothing changed.
-pub fn reread<C: NodeConfig, T: crate::transport::Transport>(t: &mut T) -> Option<std::result::Result<C, String>> {
-    if t.param_changes().is_empty() {
-        return None;
-    }
-    let map: ParamMap = C::declarations()
-        .into_iter()
-        .filter_map(|d| t.param(d.name).map(|v| (d.name.to_string(), v)))
-        .collect();
-    Some(C::from_params(&map))
-}
-
 /// A node's typed configuration: its declared parameters and their validation.
 pub trait NodeConfig: Sized + Clone + Send + Sync + 'static {
     /// Every parameter the node declares, with defaults.

@@ -171,7 +171,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: GaitNodeConfig, stop: Arc<AtomicBool>) 
     let mut last_clock = t.now();
     while !stop.load(Ordering::Relaxed) {
         // Parameter changes accepted by the service (already validated).
-        if let Some(reread) = crate::params::reread::<GaitNodeConfig, T>(t) {
+        if let Some(reread) = super::reread::<GaitNodeConfig, T>(t) {
             match reread {
                 Ok(new) => {
                     let reselect = new.gait != cfg.gait || new.gait_params != cfg.gait_params;
