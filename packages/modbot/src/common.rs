@@ -9,6 +9,7 @@ use modbot_app::AppError;
 use modbot_core::{CoreError, ModuleCatalog};
 use modbot_description::DescriptionError;
 use modbot_gaits::{GaitError, GaitLibrary};
+use modbot_planner::grid::PlanError;
 use modbot_sim::SimError;
 
 /// Configuration files shared by the subcommands.
@@ -69,6 +70,7 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
         c.is::<BadInput>()
             || c.downcast_ref::<AppError>().is_some_and(AppError::is_input_error)
             || c.downcast_ref::<SimError>().is_some_and(SimError::is_input_error)
+            || c.downcast_ref::<PlanError>().is_some_and(PlanError::is_input_error)
             || c.is::<GaitError>()
             || c.is::<CoreError>()
             || c.is::<DescriptionError>()

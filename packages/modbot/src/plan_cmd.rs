@@ -65,39 +65,26 @@ pub fn run(args: &PlanArgs) -> Result<()> {
 }
 
 fn strategic(args: &PlanArgs, path: &std::path::Path) -> Result<()> {
-    use modbot_planner::capabilities::Capabilities;
+    use modbot_planner::capabilities::load_or_builtin;
     use modbot_planner::strategic::conf_req;
     let mut scenario = modbot_core::Scenario::load(path)?;
     if let Some(g) = args.goal {
         scenario.goal = Some(g);
     }
-    let caps = match &args.capabilities {
-        Some(p) => Capabilities::load(p).map_err(|e| BadInput(e.to_string()))?,
-        None => Capabilities::builtin(),
-    };
+    let caps = load_or_builtin(args.capabilities.as_ref())?;
     let available: Vec<&str> = args
         .available
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .collect();
-    let bad = |e: PlanError| -> anyhow::Error {
-        match e {
-            PlanError::InvalidRequest(_) | PlanError::OutOfBounds { .. } | PlanError::Malformed { .. } => {
-                BadInput(e.to_string()).into()
-            }
-            other => other.into(),
-        }
-    };
     let (rows, summary) = if args.source_mode {
-        let p = modbot_planner::strategic::source_decomposition(&scenario).map_err(bad)?;
+        let p = modbot_planner::strategic::source_decomposition(&scenario)?;
         (p.rows, "source template decomposition".to_string())
     } else {
-        let p = modbot_planner::deliberative::plan(&scenario, &caps, &available, &args.start, args.resolution)
-            .map_err(bad)?;
+        let p = modbot_planner::deliberative::plan(&scenario, &caps, &available, &args.start, args.resolution)?;
         if let Some(png) = &args.png {
-            let map =
-                modbot_planner::deliberative::TerrainMap::from_scenario(&scenario, args.resolution).map_err(bad)?;
+            let map = modbot_planner::deliberative::TerrainMap::from_scenario(&scenario, args.resolution)?;
             let title = format!("{}: {}", scenario.name, p.configurations.join(" → "));
             crate::plot::strategic_plot(png, &title, &map, &p.plan.rows)?;
             eprintln!("wrote {}", png.display());

@@ -60,6 +60,18 @@ pub enum PlanError {
     },
 }
 
+impl PlanError {
+    /// Whether the request itself is at fault (a goal off the map, a malformed map or
+    /// table, an invalid request), as opposed to the search failing on a valid request
+    /// (no path, occupied start or goal, a timeout): front ends answer "bad input" for these.
+    pub fn is_input_error(&self) -> bool {
+        matches!(
+            self,
+            PlanError::InvalidRequest(_) | PlanError::OutOfBounds { .. } | PlanError::Malformed { .. }
+        )
+    }
+}
+
 /// Occupancy of a cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Occupancy {
