@@ -90,7 +90,7 @@ fn the_gait_drives_the_simulated_robot_and_garbage_is_dropped() {
     }
     wait_log(&bus, "/m/sim_node", "command dropped");
     wait_log(&bus, "/m/gait_node", "moonwalk");
-    // 40 bad commands to the simulator, 20 to the gait node: a handful of lines, not 60.
+    // 40 bad commands of two kinds to the simulator, 20 to the gait node: a line per kind.
     assert!(logged(&bus, "/m/sim_node", "command dropped") <= 2, "{:#?}", bus.logs());
     assert!(logged(&bus, "/m/gait_node", "refused") <= 2, "{:#?}", bus.logs());
     assert!(gait_node.alive());
@@ -154,12 +154,9 @@ fn sim_core_refuses_garbage_and_the_sim_goes_on() {
         layout: MultiArrayLayout::default(),
         data,
     };
-    assert!(
-        core.command(&msg(vec![0.1; n - 1]))
-            .unwrap_err()
-            .contains(&format!("{n}"))
-    );
-    assert!(core.command(&msg(vec![f64::NAN; n])).is_err());
+    let (kind, e) = core.command(&msg(vec![0.1; n - 1])).unwrap_err();
+    assert!(kind == "length" && e.contains(&format!("{n}")), "{kind}: {e}");
+    assert_eq!(core.command(&msg(vec![f64::NAN; n])).unwrap_err().0, "not_finite");
     assert_eq!(core.refused, 2);
     core.command(&msg(vec![0.3; n])).unwrap();
     core.advance(200).unwrap();

@@ -79,6 +79,17 @@ pub struct SimRobot {
     pub friction: f64,
 }
 
+/// The index of `joint` among `names`, or an error listing the names.
+pub(crate) fn joint_index(names: &[String], joint: &str) -> Result<usize> {
+    names
+        .iter()
+        .position(|n| n == joint)
+        .ok_or_else(|| SimError::UnknownJoint {
+            joint: joint.to_string(),
+            known: names.join(", "),
+        })
+}
+
 impl SimRobot {
     /// A modbot robot: the URDF modbot_description generates from its graph (the same file
     /// Gazebo loads) and the actuator of each joint from its module kind.
@@ -132,14 +143,7 @@ impl SimRobot {
     /// The same robot with joint `joint` driven by `drive` instead (e.g. a wheel's velocity
     /// drive, or a free joint); the drive is checked as the constructors check theirs.
     pub fn with_drive(mut self, joint: &str, drive: Drive) -> Result<SimRobot> {
-        let i = self
-            .joint_names
-            .iter()
-            .position(|n| n == joint)
-            .ok_or_else(|| SimError::UnknownJoint {
-                joint: joint.to_string(),
-                known: self.joint_names.join(", "),
-            })?;
+        let i = joint_index(&self.joint_names, joint)?;
         self.drives[i] = drive;
         Self::new(self.model, self.joint_names, self.drives, self.friction)
     }

@@ -530,14 +530,7 @@ impl Simulator {
 
     /// Sets one joint's target by name (the first joint of that name with several robots).
     pub fn set_target(&mut self, joint: &str, target: f64) -> Result<()> {
-        let i = self
-            .joint_names
-            .iter()
-            .position(|n| n == joint)
-            .ok_or_else(|| SimError::UnknownJoint {
-                joint: joint.to_string(),
-                known: self.joint_names.join(", "),
-            })?;
+        let i = crate::robot::joint_index(&self.joint_names, joint)?;
         self.targets[i] = self.accept(i, target)?;
         Ok(())
     }

@@ -29,13 +29,17 @@ fn servo_time(a: f64, tol: f64, kp: f64, w_max: f64) -> f64 {
     (e0 - es) / w_max + (es / tol).ln() / kp
 }
 
+/// pp:2 on flat ground and the ±40° swing of its first joint.
+fn pp2_swing() -> (Simulator, PoseSequence) {
+    let t = Topology::from_spec(&"pp:2".parse().unwrap(), &ModuleCatalog::builtin()).unwrap();
+    let robot = SimRobot::from_topology(&t).unwrap();
+    let sim = Simulator::new(&robot, &flat(), SimSettings::for_scenario(&flat())).unwrap();
+    (sim, swing(&t, 40.0))
+}
+
 #[test]
 fn a_pose_sequence_cycle_takes_the_servo_travel_time() {
-    let c = ModuleCatalog::builtin();
-    let t = Topology::from_spec(&"pp:2".parse().unwrap(), &c).unwrap();
-    let robot = SimRobot::from_topology(&t).unwrap();
-    let mut sim = Simulator::new(&robot, &flat(), SimSettings::for_scenario(&flat())).unwrap();
-    let mut seq = swing(&t, 40.0);
+    let (mut sim, mut seq) = pp2_swing();
     let plan = RunPlan {
         warmup_cycles: 1,
         cycles: 4,
@@ -67,11 +71,7 @@ fn a_pose_sequence_cycle_takes_the_servo_travel_time() {
 
 #[test]
 fn a_sequence_that_cannot_finish_in_time_is_reported_not_waited_for() {
-    let c = ModuleCatalog::builtin();
-    let t = Topology::from_spec(&"pp:2".parse().unwrap(), &c).unwrap();
-    let robot = SimRobot::from_topology(&t).unwrap();
-    let mut sim = Simulator::new(&robot, &flat(), SimSettings::for_scenario(&flat())).unwrap();
-    let mut seq = swing(&t, 40.0);
+    let (mut sim, mut seq) = pp2_swing();
     let plan = RunPlan {
         warmup_cycles: 0,
         cycles: 3,

@@ -142,15 +142,20 @@ impl SimCore {
         })
     }
 
-    /// Applies a command; the error says why it was dropped.
-    pub fn command(&mut self, m: &Float64MultiArray) -> std::result::Result<(), String> {
+    /// Applies a command; the error says why it was dropped, with the kind of refusal
+    /// (`length`, `not_finite`, `other`) that rate-limited logging counts separately.
+    pub fn command(&mut self, m: &Float64MultiArray) -> std::result::Result<(), (&'static str, String)> {
         let off = m.layout.data_offset as usize;
         let data = m.data.get(off..).unwrap_or(&[]);
-        let r = self.sim.set_targets(data).map_err(|e| e.to_string());
-        if r.is_err() {
+        self.sim.set_targets(data).map_err(|e| {
             self.refused += 1;
-        }
-        r
+            let kind = match e {
+                modbot_sim::SimError::JointCount { .. } => "length",
+                modbot_sim::SimError::NotFinite { .. } => "not_finite",
+                _ => "other",
+            };
+            (kind, e.to_string())
+        })
     }
 
     /// Steps the physics `n` times.
@@ -253,13 +258,13 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
                 Ok(m) => core.command(&m),
                 Err(e) => {
                     core.refused += 1;
-                    Err(e)
+                    Err(("undecodable", e))
                 }
             };
-            if let Err(e) = r {
-                // One line per 5 s of node time, so garbage cannot flood rosout.
+            if let Err((kind, e)) = r {
+                // One line per kind every 5 s of node time, so garbage cannot flood rosout.
                 let msg = format!("command dropped ({} so far): {e}", core.refused);
-                throttle.log(t, "dropped", Level::Warn, &msg);
+                throttle.log(t, kind, Level::Warn, &msg);
             }
         }
         core.advance(substeps)
