@@ -20,4 +20,4 @@ pub use error::{GaitError, Result};
 pub use generator::{Gait, Oscillator, SineGenerator};
 pub use library::{BuiltGait, Control, Family, GAITS, GaitDef, RobotInfo};
 pub use player::GaitPlayer;
-pub use pose_sequence::{Pose, PoseSequence};
+pub use pose_sequence::{JointMode, Pose, PoseSequence};

@@ -72,6 +72,18 @@ pub enum PoseTarget {
     Velocity(f64),
 }
 
+/// How a joint is driven, as the sequence needs to know it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JointMode {
+    /// Position-driven; `wrap` for a continuous joint, whose errors go the short way round.
+    Position {
+        /// Continuous joint.
+        wrap: bool,
+    },
+    /// Velocity-driven (a wheel): takes speeds, starts at rest.
+    Velocity,
+}
+
 /// A resolved pose.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pose {
@@ -90,6 +102,8 @@ pub struct PoseSequence {
     poses: Vec<Pose>,
     /// Per joint: continuous (wrap-aware errors).
     wrap: Vec<bool>,
+    /// Per joint: how it is driven.
+    modes: Vec<JointMode>,
     cyclic: bool,
     current: usize,
     entered: f64,
@@ -106,9 +120,13 @@ fn wrapped(a: f64, b: f64) -> f64 {
 }
 
 impl PoseSequence {
-    /// A sequence over `wrap.len()` joints; `wrap[i]` marks continuous joints, whose errors
-    /// are taken the short way round.
-    pub fn new(name: impl Into<String>, poses: Vec<Pose>, wrap: Vec<bool>, cyclic: bool) -> Result<PoseSequence> {
+    /// A sequence over `modes.len()` joints: position targets only for position-driven
+    /// joints, speeds only for velocity-driven ones; continuous joints wrap.
+    pub fn new(name: impl Into<String>, poses: Vec<Pose>, modes: Vec<JointMode>, cyclic: bool) -> Result<PoseSequence> {
+        let wrap: Vec<bool> = modes
+            .iter()
+            .map(|m| matches!(m, JointMode::Position { wrap: true }))
+            .collect();
         let name = name.into();
         let bad = |key: String, value: String, expected: &str| GaitError::Value {
             key,
@@ -141,7 +159,20 @@ impl PoseSequence {
                     "a time > 0 s: a pose without position targets ends only by time",
                 ));
             }
-            for t in p.targets.iter().flatten() {
+            for (k, t) in p.targets.iter().enumerate() {
+                let Some(t) = t else { continue };
+                let fits = matches!(
+                    (t, modes[k]),
+                    (PoseTarget::Position { .. }, JointMode::Position { .. })
+                        | (PoseTarget::Velocity(_), JointMode::Velocity)
+                );
+                if !fits {
+                    return Err(bad(
+                        format!("{name}.{}.targets[{k}]", p.name),
+                        format!("{t:?}"),
+                        "a position for a position-driven joint, a speed for a velocity-driven one",
+                    ));
+                }
                 let ok = match *t {
                     PoseTarget::Position { angle, tolerance } => {
                         angle.is_finite() && tolerance.is_finite() && tolerance > 0.0
@@ -161,6 +192,7 @@ impl PoseSequence {
             name,
             poses,
             wrap,
+            modes,
             cyclic,
             current: 0,
             entered: 0.0,
@@ -259,8 +291,16 @@ impl PoseSequence {
                 hold_s: p.hold_s,
             });
         }
-        let wrap = joints.iter().map(|j| j.def.kind == JointType::Continuous).collect();
-        PoseSequence::new(file.name.clone(), poses, wrap, file.cyclic)
+        let modes = joints
+            .iter()
+            .map(|j| match j.def.actuator {
+                Actuator::Position(_) => JointMode::Position {
+                    wrap: j.def.kind == JointType::Continuous,
+                },
+                Actuator::Velocity(_) => JointMode::Velocity,
+            })
+            .collect();
+        PoseSequence::new(file.name.clone(), poses, modes, file.cyclic)
     }
 
     /// Parses a pose sequence file's text and resolves it against a robot.
@@ -316,7 +356,12 @@ impl Controller for PoseSequence {
     fn step(&mut self, dt: f64, obs: &Observation<'_>, out: &mut [JointTarget]) {
         self.time += dt;
         if self.held.is_none() {
-            self.held = Some(obs.positions.iter().map(|&q| JointTarget::Position(q)).collect());
+            // Position joints hold where they are, wheels start at rest.
+            let start = obs.positions.iter().zip(&self.modes).map(|(&q, m)| match m {
+                JointMode::Position { .. } => JointTarget::Position(q),
+                JointMode::Velocity => JointTarget::Velocity(0.0),
+            });
+            self.held = Some(start.collect());
         }
         // Advance (at most once a tick) when the pose is reached and held long enough.
         let pose = &self.poses[self.current];
@@ -387,7 +432,8 @@ mod tests {
             ],
             hold_s: 0.0,
         };
-        PoseSequence::new("t", vec![p("up", 0.5), p("down", -0.5)], vec![false, false], true).unwrap()
+        let pos = JointMode::Position { wrap: false };
+        PoseSequence::new("t", vec![p("up", 0.5), p("down", -0.5)], vec![pos, pos], true).unwrap()
     }
 
     #[test]
@@ -416,7 +462,7 @@ mod tests {
             })],
             hold_s: 0.0,
         };
-        let mut s = PoseSequence::new("w", vec![pose], vec![true], true).unwrap();
+        let mut s = PoseSequence::new("w", vec![pose], vec![JointMode::Position { wrap: true }], true).unwrap();
         let none = BTreeMap::new();
         let mut out = [JointTarget::Position(0.0)];
         // At 4π − 0.2 the target 0.1 is 0.3 ahead, not 4π − 0.3 behind.
@@ -435,11 +481,20 @@ mod tests {
             targets: vec![Some(PoseTarget::Velocity(3.0))],
             hold_s: 0.0,
         };
-        let e = PoseSequence::new("w", vec![pose.clone()], vec![true], true)
+        let wheel = [JointMode::Velocity];
+        let e = PoseSequence::new("w", vec![pose.clone()], wheel.to_vec(), true)
             .unwrap_err()
             .to_string();
         assert!(e.contains("w.roll.hold_s"), "{e}");
-        let mut s = PoseSequence::new("w", vec![Pose { hold_s: 0.05, ..pose }], vec![true], true).unwrap();
+        let timed = Pose {
+            hold_s: 0.05,
+            ..pose.clone()
+        };
+        let e = PoseSequence::new("w", vec![timed], vec![JointMode::Position { wrap: true }], true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("w.roll.targets[0]") && e.contains("velocity-driven"), "{e}");
+        let mut s = PoseSequence::new("w", vec![Pose { hold_s: 0.05, ..pose }], wheel.to_vec(), true).unwrap();
         let none = BTreeMap::new();
         let mut out = [JointTarget::Position(0.0)];
         for _ in 0..4 {
@@ -448,6 +503,23 @@ mod tests {
         assert_eq!((out[0], s.completed_cycles()), (JointTarget::Velocity(3.0), 0));
         s.step(0.01, &obs(&[0.0], &none), &mut out);
         assert_eq!(s.completed_cycles(), 1);
+        // A wheel the first pose does not list starts at rest, not at a position.
+        let arm = Pose {
+            name: "arm".into(),
+            targets: vec![
+                Some(PoseTarget::Position {
+                    angle: 0.2,
+                    tolerance: 0.05,
+                }),
+                None,
+            ],
+            hold_s: 0.0,
+        };
+        let modes = vec![JointMode::Position { wrap: false }, JointMode::Velocity];
+        let mut s = PoseSequence::new("a", vec![arm], modes, true).unwrap();
+        let mut out = [JointTarget::Position(0.0); 2];
+        s.step(0.01, &obs(&[0.0, 7.0], &none), &mut out);
+        assert_eq!(out, [JointTarget::Position(0.2), JointTarget::Velocity(0.0)]);
     }
 
     #[test]

@@ -82,3 +82,55 @@ fn a_sequence_that_cannot_finish_in_time_is_reported_not_waited_for() {
     assert!(matches!(e, SimError::Stalled { done: 1, wanted: 3, .. }), "{e}");
     assert!(e.to_string().contains("swing"), "{e}");
 }
+
+/// A Y1 module with a wheel on its head: the wheel's continuous joint is velocity-driven.
+fn wheeled() -> Topology {
+    let catalog = ModuleCatalog::from_yaml(
+        &format!(
+            "{}\n  wheel:\n    links:\n      - {{name: hub, mass_kg: 0.05, shapes: [{{box: [0.04, 0.04, 0.04], xyz: [0.02, 0, 0]}}]}}\n      - {{name: tyre, mass_kg: 0.02, shapes: [{{cylinder: {{radius: 0.03, length: 0.01}}, rpy_deg: [90, 0, 0]}}]}}\n    joints:\n      - {{name: spin, type: continuous, parent: hub, child: tyre, xyz: [0.02, 0.03, 0], axis: [0, 1, 0], actuator: {{velocity: {{max_torque_nm: 0.5, max_speed_deg_s: 360}}}}}}\n    ports:\n      back: {{link: hub, xyz: [0, 0, 0], rpy_deg: [0, 0, 180]}}\n    contact: {{friction: 0.9}}\n",
+            modbot_core::catalog::BUILTIN_MODULES_YAML
+        ),
+        "wheel.yaml",
+    )
+    .unwrap();
+    let text = "name: cart\nmodules:\n  - {name: body, kind: y1}\n  - {name: w, kind: wheel}\nconnections:\n  - {from: body.head, to: w.back}\n";
+    Topology::from_yaml(text, "cart.yaml", &catalog).unwrap()
+}
+
+/// A pose sequence drives a wheel by speed: 180°/s for 0.5 s, then at rest for 0.5 s. A
+/// cycle takes 1 s (plus at most a control tick per pose) and the wheel turns 90° per cycle
+/// (180°/s × 0.5 s; its torque brings it to speed in a few ms), while the hinge holds.
+#[test]
+fn a_pose_sequence_drives_a_wheel_by_speed() {
+    let t = wheeled();
+    let robot = SimRobot::from_topology(&t).unwrap();
+    let mut sim = Simulator::new(&robot, &flat(), SimSettings::for_scenario(&flat())).unwrap();
+    let text = "name: spin\nposes:\n  - {name: go, hold_s: 0.5, targets: {w_spin: {velocity_deg_s: 180}}}\n  - {name: rest, hold_s: 0.5, targets: {w_spin: {velocity_deg_s: 0}}}\n";
+    let mut seq = PoseSequence::from_yaml(text, "spin.yaml", &t).unwrap();
+    let plan = RunPlan {
+        warmup_cycles: 1,
+        cycles: 3,
+        ..RunPlan::default()
+    };
+    let out = run_controller(&mut sim, &mut seq, plan, 0.1, &mut |_, _| {}).unwrap();
+    let period = out.report.period_s;
+    assert!((period - 1.0).abs() <= 0.021, "cycle {period} s");
+    let wheel = t.joint_names().iter().position(|n| n == "w_spin").unwrap();
+    let start = out.samples.iter().find(|s| s.t >= period - 1e-9).unwrap().angles[wheel];
+    let end = out.samples.iter().find(|s| s.t >= 4.0 * period - 1e-6).unwrap().angles[wheel];
+    let per_cycle = (end - start).to_degrees() / 3.0;
+    eprintln!("wheel: cycle {period:.3} s, {per_cycle:.2}° per cycle");
+    assert!(
+        (per_cycle - 90.0).abs() < 4.5,
+        "the wheel turned {per_cycle}° per cycle"
+    );
+    let hinge = t.joint_names().iter().position(|n| n == "body_hinge").unwrap();
+    assert!(
+        out.samples.iter().all(|s| s.angles[hinge].abs() < 0.05),
+        "the hinge held"
+    );
+    // A position target for the wheel is refused by name, before anything moves.
+    let bad = "name: bad\nposes:\n  - {name: p, targets: {w_spin: {position_deg: 10}}}\n";
+    let e = PoseSequence::from_yaml(bad, "bad.yaml", &t).unwrap_err().to_string();
+    assert!(e.contains("w_spin") && e.contains("velocity-driven"), "{e}");
+}
