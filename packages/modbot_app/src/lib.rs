@@ -13,5 +13,5 @@ pub use error::{AppError, Result};
 pub use evaluate::{EvalOptions, Evaluation, evaluate};
 pub use gait_driver::{GaitDriver, GaitRequest, GaitStatus};
 pub use load::{load_catalog, load_gaits, load_robot, load_world};
-pub use session::{SimSession, perturbed_start};
+pub use session::{Interface, Refusal, SimSession, perturbed_start};
 pub use sweep::{Axis, SweepPoint, sweep};

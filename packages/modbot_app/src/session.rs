@@ -2,7 +2,7 @@
 //! for a measured run, a sweep point, the search and `sim_node`.
 
 use modbot_core::{LinkTree, Scenario, Topology};
-use modbot_sim::{SimRobot, SimSettings, Simulator};
+use modbot_sim::{Drive, SimRobot, SimSettings, Simulator};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -28,6 +28,45 @@ pub fn perturbed_start(world: &Scenario, seed: u64) -> Scenario {
     w
 }
 
+/// A command interface of the robot (the ros2_control controllers of its description).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interface {
+    /// `position_controller`: one angle per position-driven joint.
+    Position,
+    /// `velocity_controller`: one speed (rad/s) per velocity-driven joint.
+    Velocity,
+}
+
+/// Why a command was refused, by kind (rate-limited logging counts kinds separately).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    /// Not one value per joint of the interface.
+    Length(String),
+    /// A value that is not a finite number.
+    NotFinite(String),
+    /// Anything else the simulator refused.
+    Other(String),
+}
+
+impl Refusal {
+    /// A short name of the kind: `length`, `not_finite`, `other`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Refusal::Length(_) => "length",
+            Refusal::NotFinite(_) => "not_finite",
+            Refusal::Other(_) => "other",
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Length(m) | Refusal::NotFinite(m) | Refusal::Other(m) => f.write_str(m),
+        }
+    }
+}
+
 /// A robot on the simulator.
 pub struct SimSession {
     /// The robot graph.
@@ -39,6 +78,11 @@ pub struct SimSession {
     /// Length of the robot along its base x axis with the joints at zero, m (a chain's
     /// body length, the unit of the source's speeds).
     pub body_length_m: f64,
+    /// Joints of each command interface, in command order.
+    position_joints: Vec<usize>,
+    velocity_joints: Vec<usize>,
+    /// The targets in force, command order.
+    targets: Vec<f64>,
 }
 
 impl std::fmt::Debug for SimSession {
@@ -58,18 +102,86 @@ impl SimSession {
         let world = perturbed_start(world, seed);
         let sim = Simulator::new(&robot, &world, settings)?;
         let (lo, hi) = LinkTree::new(&topology).bounds_at_zero(&topology);
+        let wheel: Vec<bool> = sim
+            .drives()
+            .iter()
+            .map(|d| matches!(d, Drive::Velocity { .. }))
+            .collect();
         Ok(SimSession {
             body_length_m: hi.x - lo.x,
+            position_joints: (0..wheel.len()).filter(|&k| !wheel[k]).collect(),
+            velocity_joints: (0..wheel.len()).filter(|&k| wheel[k]).collect(),
+            targets: vec![0.0; wheel.len()],
             topology,
             robot,
             sim,
         })
+    }
+
+    /// The joints (command order) an interface commands.
+    pub fn interface_joints(&self, interface: Interface) -> &[usize] {
+        match interface {
+            Interface::Position => &self.position_joints,
+            Interface::Velocity => &self.velocity_joints,
+        }
+    }
+
+    /// Sets the targets of one interface's joints (the others keep theirs): exactly one
+    /// finite value per joint, or nothing changes.
+    pub fn command(&mut self, interface: Interface, data: &[f64]) -> std::result::Result<(), Refusal> {
+        let joints = self.interface_joints(interface);
+        if data.len() != joints.len() {
+            return Err(Refusal::Length(format!(
+                "expected {} joint targets, got {}",
+                joints.len(),
+                data.len()
+            )));
+        }
+        if let Some(i) = data.iter().position(|v| !v.is_finite()) {
+            let name = &self.sim.joint_names()[joints[i]];
+            return Err(Refusal::NotFinite(format!(
+                "joint {name} = {}: not a finite number",
+                data[i]
+            )));
+        }
+        let mut next = self.targets.clone();
+        for (&k, &v) in joints.iter().zip(data) {
+            next[k] = v;
+        }
+        self.sim.set_targets(&next).map_err(|e| Refusal::Other(e.to_string()))?;
+        self.targets = next;
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn commands_go_to_their_interface_and_garbage_changes_nothing() {
+        let c = modbot_core::ModuleCatalog::builtin();
+        let t = Topology::resolve("pp:3", &c).unwrap_or_else(|e| panic!("{e}"));
+        let w = Scenario::from_yaml("name: flat\n", "flat").unwrap_or_else(|e| panic!("{e}"));
+        let mut s = SimSession::new(t, &w, SimSettings::for_scenario(&w), 0).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.interface_joints(Interface::Position), [0, 1, 2]);
+        assert!(s.interface_joints(Interface::Velocity).is_empty());
+        let e = s.command(Interface::Position, &[0.1, 0.2]).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.to_string().as_str()),
+            ("length", "expected 3 joint targets, got 2")
+        );
+        let e = s.command(Interface::Position, &[0.1, f64::NAN, 0.0]).unwrap_err();
+        assert_eq!(e.kind(), "not_finite");
+        assert!(e.to_string().contains("joint_2 = NaN"), "{e}");
+        assert_eq!(s.command(Interface::Velocity, &[1.0]).unwrap_err().kind(), "length");
+        s.command(Interface::Position, &[0.3, 0.3, 0.3])
+            .unwrap_or_else(|e| panic!("{e}"));
+        for _ in 0..300 {
+            s.sim.step().unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert!(s.sim.joint_positions().iter().all(|q| (q - 0.3).abs() < 0.05));
+    }
 
     #[test]
     fn seeds_move_the_start_reproducibly_and_boundedly() {

@@ -7,6 +7,7 @@
 mod loopback_support;
 
 use loopback_support::{logged, s, spawn, wait_for, wait_log};
+use modbot_app::Interface;
 use modbot_msgs::modbot_msgs::msg::{GaitCommand, GaitState};
 use modbot_msgs::nav_msgs::msg::Odometry;
 use modbot_msgs::sensor_msgs::msg::JointState;
@@ -138,7 +139,7 @@ fn sim_node_takes_robot_files_and_names_bad_worlds() {
     let file = root.join("config/robots/pyp.yaml").display().to_string();
     let (_, cfg) = resolve::<SimNodeConfig>(&[], &[("robot".into(), ParamValue::Str(file))]).unwrap();
     let core = SimCore::new(&cfg).unwrap();
-    assert_eq!(core.sim.joint_names(), ["joint_1", "joint_2", "joint_3"]);
+    assert_eq!(core.session.sim.joint_names(), ["joint_1", "joint_2", "joint_3"]);
     let e = resolve::<SimNodeConfig>(&[], &[("world".into(), s("/nonexistent/w.yaml"))])
         .unwrap_err()
         .to_string();
@@ -149,16 +150,17 @@ fn sim_node_takes_robot_files_and_names_bad_worlds() {
 fn sim_core_refuses_garbage_and_the_sim_goes_on() {
     let cfg = SimNodeConfig::from_params(&defaults::<SimNodeConfig>()).unwrap();
     let mut core = SimCore::new(&cfg).unwrap();
-    let n = core.sim.joint_names().len();
+    let n = core.session.sim.joint_names().len();
     let msg = |data: Vec<f64>| Float64MultiArray {
         layout: MultiArrayLayout::default(),
         data,
     };
-    let (kind, e) = core.command(&msg(vec![0.1; n - 1])).unwrap_err();
-    assert!(kind == "length" && e.contains(&format!("{n}")), "{kind}: {e}");
-    assert_eq!(core.command(&msg(vec![f64::NAN; n])).unwrap_err().0, "not_finite");
+    let e = core.command(Interface::Position, &msg(vec![0.1; n - 1])).unwrap_err();
+    assert!(e.kind() == "length" && e.to_string().contains(&format!("{n}")), "{e}");
+    let e = core.command(Interface::Position, &msg(vec![f64::NAN; n])).unwrap_err();
+    assert_eq!(e.kind(), "not_finite");
     assert_eq!(core.refused, 2);
-    core.command(&msg(vec![0.3; n])).unwrap();
+    core.command(Interface::Position, &msg(vec![0.3; n])).unwrap();
     core.advance(200).unwrap();
     let js = core.joint_state();
     assert_eq!(js.name.len(), n);
@@ -167,4 +169,65 @@ fn sim_core_refuses_garbage_and_the_sim_goes_on() {
     assert_eq!(tf.transforms[0].child_frame_id, "base_link");
     assert!(tf.transforms.len() > n);
     assert_eq!(core.odometry().header.frame_id, "odom");
+}
+
+/// A robot with a wheel: sim_node takes its hinge on `position_controller/commands` and its
+/// wheel's speed on `velocity_controller/commands` (as the generated controllers file says),
+/// and a command of the wrong length on either is dropped.
+#[test]
+fn wheels_take_speeds_on_the_velocity_controller() {
+    let dir = std::env::temp_dir().join(format!("modbot_wheels_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let modules = dir.join("modules.yaml");
+    std::fs::write(
+        &modules,
+        format!(
+            "{}\n  wheel:\n    links:\n      - {{name: hub, mass_kg: 0.05, shapes: [{{box: [0.04, 0.04, 0.04], xyz: [0.02, 0, 0]}}]}}\n      - {{name: tyre, mass_kg: 0.02, shapes: [{{cylinder: {{radius: 0.03, length: 0.01}}, rpy_deg: [90, 0, 0]}}]}}\n    joints:\n      - {{name: spin, type: continuous, parent: hub, child: tyre, xyz: [0.02, 0.03, 0], axis: [0, 1, 0], actuator: {{velocity: {{max_torque_nm: 0.5, max_speed_deg_s: 360}}}}}}\n    ports:\n      back: {{link: hub, rpy_deg: [0, 0, 180]}}\n    contact: {{friction: 0.9}}\n",
+            modbot_core::catalog::BUILTIN_MODULES_YAML
+        ),
+    )
+    .unwrap();
+    let robot = dir.join("cart.yaml");
+    std::fs::write(
+        &robot,
+        "name: cart\nmodules:\n  - {name: body, kind: y1}\n  - {name: w, kind: wheel}\nconnections:\n  - {from: body.head, to: w.back}\n",
+    )
+    .unwrap();
+    let path = |p: &std::path::Path| ParamValue::Str(p.display().to_string());
+    let bus = LoopbackBus::new();
+    let _sim = spawn::<SimNodeConfig>(
+        &bus,
+        "sim_node",
+        &[
+            ("robot", path(&robot)),
+            ("modules_file", path(&modules)),
+            ("engine", s("native")),
+            ("real_time_factor", ParamValue::Double(4.0)),
+        ],
+        sim::run,
+    );
+    let mut probe = bus.node(identity("probe", "/m"));
+    let js = probe
+        .subscription::<JointState>("joint_states", Qos::SensorData)
+        .unwrap();
+    let pos = probe
+        .publisher::<Float64MultiArray>("position_controller/commands", Qos::Reliable)
+        .unwrap();
+    let vel = probe
+        .publisher::<Float64MultiArray>("velocity_controller/commands", Qos::Reliable)
+        .unwrap();
+    let msg = |data: Vec<f64>| Float64MultiArray {
+        layout: MultiArrayLayout::default(),
+        data,
+    };
+    let spinning = wait_for(|| {
+        pos.publish(msg(vec![0.3])).ok()?;
+        vel.publish(msg(vec![2.0])).ok()?;
+        last(&js).filter(|j| (j.velocity[1] - 2.0).abs() < 0.05 && (j.position[0] - 0.3).abs() < 0.05)
+    })
+    .expect("the hinge reaches 0.3 rad and the wheel turns at 2 rad/s");
+    assert_eq!(spinning.name, ["body_hinge", "w_spin"]);
+    vel.publish(msg(vec![2.0, 1.0])).unwrap();
+    wait_log(&bus, "/m/sim_node", "expected 1 joint targets, got 2");
+    let _ = std::fs::remove_dir_all(&dir);
 }

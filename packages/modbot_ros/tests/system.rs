@@ -60,7 +60,7 @@ fn the_robot_walks_and_odom_matches_the_embedded_measurement_on(backend: &str, s
     let built = gait.build("caterpillar", &topo, &[]).expect("gait");
     let period = built.generator.period_s;
     let out = modbot_sim::run_gait(
-        &mut core.sim,
+        &mut core.session.sim,
         Box::new(built.generator.clone()),
         gait.transition,
         topo.joints().iter().map(|j| j.def.actuator.max_speed_rad_s()).collect(),

@@ -1,7 +1,9 @@
 //! `sim_node`: the embedded simulator as a ROS node, standing in for Gazebo or a robot.
 //!
-//! Subscribes `position_controller/commands` (std_msgs/Float64MultiArray, one target per
-//! joint in controller order); publishes `joint_states`, `odom` (odom → base_link),
+//! Subscribes `position_controller/commands` (std_msgs/Float64MultiArray, one angle per
+//! position-driven joint in controller order) and, for a robot with wheels,
+//! `velocity_controller/commands` (one speed per velocity-driven joint), as the generated
+//! controllers file declares them; publishes `joint_states`, `odom` (odom → base_link),
 //! `tf` (odom → base_link and base_link → every other link from the simulated poses),
 //! `robot_description` (std_msgs/String, transient local) and, with `publish_clock`,
 //! `/clock`. Commands of the wrong length or with non-finite values are logged and dropped.
@@ -10,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use modbot_app::SimSession;
+use modbot_app::{Interface, Refusal, SimSession};
 use modbot_core::{ModuleCatalog, Scenario};
 use modbot_description::DescriptionConfig;
 use modbot_msgs::builtin_interfaces::msg::Time;
@@ -19,7 +21,7 @@ use modbot_msgs::rosgraph_msgs::msg::Clock;
 use modbot_msgs::sensor_msgs::msg::JointState;
 use modbot_msgs::std_msgs::msg::{Float64MultiArray, Header, String as StringMsg};
 use modbot_msgs::tf2_msgs::msg::TFMessage;
-use modbot_sim::{SimSettings, Simulator};
+use modbot_sim::SimSettings;
 use nalgebra::Isometry3;
 
 use crate::convert;
@@ -108,13 +110,13 @@ impl SimNodeConfig {
 
 /// The node's state: a simulation session of modbot_app and what the messages need.
 pub struct SimCore {
-    /// The simulator.
-    pub sim: Simulator,
+    /// The robot on the simulator (commands by interface are checked there).
+    pub session: SimSession,
     /// URDF of the robot (published on robot_description).
     pub urdf: String,
     link_names: Vec<String>,
     base: usize,
-    /// Commands dropped: refused by [`SimCore::command`] or undecodable.
+    /// Commands dropped: refused or undecodable.
     pub refused: u64,
 }
 
@@ -136,38 +138,31 @@ impl SimCore {
         Ok(SimCore {
             link_names: model.links.iter().map(|l| l.name.clone()).collect(),
             base: model.link("base_link").unwrap_or(model.root),
-            sim: session.sim,
+            session,
             urdf,
             refused: 0,
         })
     }
 
-    /// Applies a command; the error says why it was dropped, with the kind of refusal
-    /// (`length`, `not_finite`, `other`) that rate-limited logging counts separately.
-    pub fn command(&mut self, m: &Float64MultiArray) -> std::result::Result<(), (&'static str, String)> {
+    /// Applies a `position_controller` or `velocity_controller` command; the refusal says
+    /// why it was dropped and of which kind.
+    pub fn command(&mut self, interface: Interface, m: &Float64MultiArray) -> std::result::Result<(), Refusal> {
         let off = m.layout.data_offset as usize;
-        let data = m.data.get(off..).unwrap_or(&[]);
-        self.sim.set_targets(data).map_err(|e| {
-            self.refused += 1;
-            let kind = match e {
-                modbot_sim::SimError::JointCount { .. } => "length",
-                modbot_sim::SimError::NotFinite { .. } => "not_finite",
-                _ => "other",
-            };
-            (kind, e.to_string())
-        })
+        let r = self.session.command(interface, m.data.get(off..).unwrap_or(&[]));
+        self.refused += u64::from(r.is_err());
+        r
     }
 
     /// Steps the physics `n` times.
     pub fn advance(&mut self, n: usize) -> std::result::Result<(), String> {
         for _ in 0..n {
-            self.sim.step().map_err(|e| e.to_string())?;
+            self.session.sim.step().map_err(|e| e.to_string())?;
         }
         Ok(())
     }
 
     fn stamp(&self) -> Time {
-        Time::from_secs_f64(self.sim.time())
+        Time::from_secs_f64(self.session.sim.time())
     }
 
     /// joint_states: positions and the engine's own joint rates.
@@ -177,29 +172,29 @@ impl SimCore {
                 stamp: self.stamp(),
                 frame_id: String::new(),
             },
-            name: self.sim.joint_names().to_vec(),
-            position: self.sim.joint_positions(),
-            velocity: self.sim.joint_velocities(),
+            name: self.session.sim.joint_names().to_vec(),
+            position: self.session.sim.joint_positions(),
+            velocity: self.session.sim.joint_velocities(),
             effort: Vec::new(),
         }
     }
 
     /// Pose of base_link in odom (the world; the robot starts at the origin).
     pub fn base_pose(&self) -> Isometry3<f64> {
-        self.sim.link_poses()[self.base]
+        self.session.sim.link_poses()[self.base]
     }
 
     /// odom: base_link's pose and its twist from the engine, in base_link's frame.
     pub fn odometry(&self) -> Odometry {
         let p = self.base_pose();
-        let t = self.sim.link_twists()[self.base];
+        let t = self.session.sim.link_twists()[self.base];
         let inv = p.rotation.inverse();
         convert::odometry(self.stamp(), &p, &(inv * t.linear), &(inv * t.angular))
     }
 
     /// tf: odom → base_link, then base_link → each other link when `links`.
     pub fn tf(&self, links: bool) -> TFMessage {
-        let poses = self.sim.link_poses();
+        let poses = self.session.sim.link_poses();
         let base = poses[self.base];
         let mut transforms = vec![convert::transform(self.stamp(), "odom", "base_link", &base)];
         if links {
@@ -218,6 +213,11 @@ impl SimCore {
 pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -> Result<()> {
     let mut core = SimCore::new(&cfg).map_err(RosError::Params)?;
     let cmd_sub = t.subscription::<Float64MultiArray>("position_controller/commands", Qos::Reliable)?;
+    let vel_sub = if !core.session.interface_joints(Interface::Velocity).is_empty() {
+        Some(t.subscription::<Float64MultiArray>("velocity_controller/commands", Qos::Reliable)?)
+    } else {
+        None
+    };
     let js_pub = t.publisher::<JointState>("joint_states", Qos::SensorData)?;
     let odom_pub = t.publisher::<Odometry>("odom", Qos::SensorData)?;
     let tf_pub = t.publisher::<TFMessage>("tf", Qos::Reliable)?;
@@ -235,15 +235,15 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
         &format!(
             "{} ({} joints) in `{}`, physics step {} ms, publishing at {} Hz, real-time factor {}",
             cfg.robot,
-            core.sim.joint_names().len(),
+            core.session.sim.joint_names().len(),
             if cfg.world.is_empty() { "flat" } else { &cfg.world },
-            core.sim.step_size() * 1000.0,
+            core.session.sim.step_size() * 1000.0,
             cfg.publish_rate_hz,
             cfg.real_time_factor
         ),
     );
     let frame = 1.0 / cfg.publish_rate_hz;
-    let substeps = (frame / core.sim.step_size()).round().max(1.0) as usize;
+    let substeps = (frame / core.session.sim.step_size()).round().max(1.0) as usize;
     let started = Instant::now();
     let mut throttle = Throttle::new(5.0);
     while !stop.load(Ordering::Relaxed) {
@@ -253,9 +253,16 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
                 &format!("parameter `{k}` = {v:?} takes effect at the next start"),
             );
         }
-        while let Some(m) = cmd_sub.take() {
+        let velocity = std::iter::from_fn(|| vel_sub.as_ref().and_then(|s| s.take()).map(|m| (true, m)));
+        let position = std::iter::from_fn(|| cmd_sub.take().map(|m| (false, m)));
+        for (wheels, m) in position.chain(velocity) {
+            let interface = if wheels {
+                Interface::Velocity
+            } else {
+                Interface::Position
+            };
             let r = match m {
-                Ok(m) => core.command(&m),
+                Ok(m) => core.command(interface, &m).map_err(|e| (e.kind(), e.to_string())),
                 Err(e) => {
                     core.refused += 1;
                     Err(("undecodable", e))
@@ -281,7 +288,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
             let _ = c.publish(Clock { clock: core.stamp() });
         }
         if cfg.real_time_factor > 0.0 {
-            let due = Duration::from_secs_f64(core.sim.time() / cfg.real_time_factor);
+            let due = Duration::from_secs_f64(core.session.sim.time() / cfg.real_time_factor);
             let el = started.elapsed();
             if due > el {
                 std::thread::sleep(due - el);
