@@ -99,6 +99,11 @@ fn every_shipped_file_loads() {
                         );
                     }
                 }
+                (_, "poses", "yaml") => {
+                    let robot = modbot_core::Topology::resolve("pp:2", &modbot_core::ModuleCatalog::builtin()).unwrap();
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    modbot_gaits::PoseSequence::from_yaml(&text, &rel, &robot).unwrap();
+                }
                 (_, "robots", "yaml") => {
                     let t = modbot_core::Topology::load(&path, &modbot_core::ModuleCatalog::builtin()).unwrap();
                     assert!(!t.joint_names().is_empty(), "{rel}");
@@ -128,7 +133,7 @@ fn every_shipped_file_loads() {
             checked += 1;
         }
     }
-    assert!(checked >= 3 + 5 + 5 + 5 + 1 + 5 + 10, "{checked} files");
+    assert!(checked >= 3 + 5 + 5 + 5 + 1 + 1 + 5 + 10, "{checked} files");
 }
 
 /// The no-ROS build of the `modbot` command links no DDS stack.
