@@ -16,10 +16,10 @@ use modbot_sim::SimError;
 #[derive(Debug, Clone, clap::Args)]
 pub struct ConfigArgs {
     /// Module catalog (default: the shipped config/modules.yaml).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", global = true)]
     pub modules: Option<PathBuf>,
     /// Gait file merged over the shipped config/gaits.yaml.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", global = true)]
     pub gaits: Option<PathBuf>,
 }
 

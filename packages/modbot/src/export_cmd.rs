@@ -26,19 +26,19 @@ pub struct ExportArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ExportWhat {
-    /// URDF of a robot (pp:M, py:M, pyp) with ros2_control and Gazebo plugins.
+    /// URDF of a robot (a preset pp:M, py:M, pyp, or a robot file) with ros2_control and Gazebo plugins.
     Urdf {
-        /// Robot.
+        /// Robot: a preset (pp:M, py:M, pyp) or a robot file.
         robot: String,
     },
     /// ros2_control controllers YAML of a robot.
     Controllers {
-        /// Robot.
+        /// Robot: a preset (pp:M, py:M, pyp) or a robot file.
         robot: String,
     },
     /// ros_gz_bridge YAML of a robot.
     Bridge {
-        /// Robot.
+        /// Robot: a preset (pp:M, py:M, pyp) or a robot file.
         robot: String,
     },
     /// SDF world of a scenario file.
@@ -46,9 +46,9 @@ pub enum ExportWhat {
         /// Scenario YAML.
         scenario: PathBuf,
     },
-    /// Every shipped file: urdf/, config/controllers/, config/bridge/, worlds/*.sdf.
+    /// Every shipped file: urdf/, config/robots/, config/controllers/, config/bridge/, worlds/*.sdf.
     All {
-        /// Repository root (default: the current directory).
+        /// Repository root, holding worlds/*.yaml (default: the current directory).
         #[arg(long)]
         root: Option<PathBuf>,
     },

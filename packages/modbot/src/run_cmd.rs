@@ -197,19 +197,31 @@ pub fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
 fn summary_table(r: &Report, rtf: f64, engine: Engine, measured_cycles: bool) -> String {
     let mut t = String::new();
     if measured_cycles {
         let _ = writeln!(
             t,
-            "measured over {} cycles after {} warm-up cycles (cycle time measured: {:.3} s)",
-            r.cycles, r.warmup_cycles, r.period_s
+            "measured over {} after {} (cycle time measured: {:.3} s)",
+            plural(r.cycles, "cycle"),
+            plural(r.warmup_cycles, "warm-up cycle"),
+            r.period_s
         );
     } else {
         let _ = writeln!(
             t,
-            "measured over {} cycles after {} warm-up cycles (T = {} s)",
-            r.cycles, r.warmup_cycles, r.period_s
+            "measured over {} after {} (T = {} s)",
+            plural(r.cycles, "cycle"),
+            plural(r.warmup_cycles, "warm-up cycle"),
+            r.period_s
         );
     }
     let rows = [

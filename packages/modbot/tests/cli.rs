@@ -564,7 +564,7 @@ fn a_pose_sequence_runs_from_the_command_line() {
     // A bad pose file is refused naming the joint, exit code 2.
     std::fs::write(
         &poses,
-        "name: swing\nposes:\n  - {name: up, targets: {joint_9: {position_deg: 40}}}\n",
+        "name: swing\nposes:\n  - {name: up, targets: {joint_1: {position_deg: 40}}}\n  - {name: down, targets: {joint_9: {position_deg: 40}}}\n",
     )
     .unwrap();
     let o = modbot(&["run", "--robot", "pp:2", "--poses", poses.to_str().unwrap(), "--quiet"]);
@@ -611,6 +611,11 @@ fn bad_robot_files_are_refused_by_name() {
             );
         }
     }
+    // The catalog option is taken after the export subcommand too.
+    let modules = scratch("modules_copy.yaml");
+    std::fs::write(&modules, modbot_core::catalog::BUILTIN_MODULES_YAML).unwrap();
+    let o = modbot(&["export", "urdf", "pp:3", "--modules", modules.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
     let path = scratch("bad_kind.yaml");
     std::fs::write(&path, "name: bad\nmodules:\n  - {name: a, kind: cube}\n").unwrap();
     let o = modbot(&["export", "urdf", path.to_str().unwrap()]);

@@ -534,7 +534,7 @@ impl ModuleKind {
                 return Err(CoreError::invalid(
                     format!("{key}.{lk}.name"),
                     &l.name,
-                    "a name used once",
+                    "a name no other entry uses",
                 ));
             }
             let has_collision = l.shapes.iter().any(|s| s.collision);
@@ -602,7 +602,7 @@ impl ModuleKind {
                 return Err(CoreError::invalid(
                     format!("{key}.{jk}.name"),
                     &j.name,
-                    "a name used once",
+                    "a name no other entry uses",
                 ));
             }
             let known = || self.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>().join(", ");

@@ -35,7 +35,9 @@ pub enum CoreError {
         expected: String,
     },
     /// A topology refers to a module kind that is not in the catalog.
-    #[error("unknown module kind `{kind}` (the catalog has: {known})")]
+    #[error(
+        "unknown module kind `{kind}` (the catalog has: {known}; another catalog is given with `--modules FILE`, or `modules_file` on the nodes)"
+    )]
     UnknownModuleKind {
         /// The kind that was asked for.
         kind: String,
@@ -43,7 +45,9 @@ pub enum CoreError {
         known: String,
     },
     /// A robot description string such as `py:16` is malformed.
-    #[error("bad robot `{spec}`: {reason} (expected pp:M, py:M or pyp, e.g. pp:8, py:16)")]
+    #[error(
+        "bad robot `{spec}`: {reason} (expected a preset, pp:M, py:M or pyp, e.g. pp:8, py:16, or a robot file, e.g. config/robots/py_16.yaml)"
+    )]
     BadRobotSpec {
         /// The string that was given.
         spec: String,

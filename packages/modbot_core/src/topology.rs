@@ -271,7 +271,7 @@ impl Topology {
                 return Err(CoreError::invalid(
                     format!("modules[{i}].name"),
                     &m.name,
-                    "a name used once",
+                    "a name no other entry uses",
                 ));
             }
             let kind = catalog
@@ -432,6 +432,11 @@ impl Topology {
         let lower = robot.to_ascii_lowercase();
         if lower.ends_with(".yaml") || lower.ends_with(".yml") {
             Self::load(Path::new(robot), catalog)
+        } else if robot.contains('/') || Path::new(robot).exists() {
+            Err(CoreError::BadRobotSpec {
+                spec: robot.to_string(),
+                reason: "a robot file's name ends in .yaml or .yml".into(),
+            })
         } else {
             Self::from_spec(&robot.parse()?, catalog)
         }
@@ -703,6 +708,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("modules[0].joints.elbow"), "{e}");
+        let e = Topology::resolve("/tmp/no_such_robot", &catalog())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("ends in .yaml"), "{e}");
         let e = file("name: t\nmodules:\n  - {name: a, kind: y1}\n  - {name: a, kind: y1}\n")
             .unwrap_err()
             .to_string();

@@ -58,7 +58,9 @@ impl Roll {
 fn not_a_chain(t: &Topology, reason: String) -> GaitError {
     GaitError::Core(CoreError::Topology {
         topology: t.name.clone(),
-        reason: format!("not a hinge chain of the limbless-robot thesis: {reason}"),
+        reason: format!(
+            "the thesis's gaits need a hinge chain (one revolute joint per module, axes +y or +z when straight): {reason}; a robot of another shape runs pose sequences (`--poses FILE`)"
+        ),
     })
 }
 

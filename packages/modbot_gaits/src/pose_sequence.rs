@@ -208,7 +208,30 @@ impl PoseSequence {
     pub fn from_file(file: &PoseSequenceFile, robot: &Topology) -> Result<PoseSequence> {
         let joints = robot.joints();
         let mut poses = Vec::with_capacity(file.poses.len());
+        let value = |key: String, value: String, expected: &str| GaitError::Value {
+            key,
+            value,
+            expected: expected.to_string(),
+        };
+        if file.poses.is_empty() {
+            return Err(value("poses".into(), "[]".into(), "at least one pose"));
+        }
+        if file.cyclic && file.poses.len() == 1 && file.poses[0].hold_s <= 0.0 {
+            return Err(value(
+                "poses[0].hold_s".into(),
+                file.poses[0].hold_s.to_string(),
+                "a time > 0 s: a cyclic sequence of one pose would complete a cycle every tick",
+            ));
+        }
         for (pi, p) in file.poses.iter().enumerate() {
+            let waits = p.targets.values().any(|t| t.position_deg.is_some());
+            if !(p.hold_s.is_finite() && p.hold_s >= 0.0) || (!waits && p.hold_s <= 0.0) {
+                return Err(value(
+                    format!("poses[{pi}].hold_s"),
+                    p.hold_s.to_string(),
+                    "a time >= 0 s, > 0 for a pose without position targets (it ends only by time)",
+                ));
+            }
             let mut targets = vec![None; joints.len()];
             for (jname, t) in &p.targets {
                 let key = format!("poses[{pi}].targets.{jname}");
@@ -245,9 +268,13 @@ impl PoseSequence {
                                 ),
                             ));
                         }
+                        let tol = t.tolerance_deg.unwrap_or(s.tolerance_deg);
+                        if !(tol.is_finite() && tol > 0.0) {
+                            return Err(bad(format!("tolerance_deg {tol}"), "a tolerance > 0 deg".into()));
+                        }
                         PoseTarget::Position {
                             angle,
-                            tolerance: t.tolerance_deg.unwrap_or(s.tolerance_deg).to_radians(),
+                            tolerance: tol.to_radians(),
                         }
                     }
                     (None, Some(v), Actuator::Velocity(d)) => {
@@ -277,9 +304,13 @@ impl PoseSequence {
                             "position_deg: the joint is position-driven".into(),
                         ));
                     }
-                    _ => {
+                    (pd, vd, _) => {
+                        let given = match (pd.is_some(), vd.is_some()) {
+                            (true, true) => "both position_deg and velocity_deg_s",
+                            _ => "neither position_deg nor velocity_deg_s",
+                        };
                         return Err(bad(
-                            format!("{t:?}"),
+                            given.into(),
                             "exactly one of position_deg and velocity_deg_s".into(),
                         ));
                     }
@@ -550,10 +581,33 @@ mod tests {
             ),
             (ok.replace("position_deg: 30}", "position_deg: 120}"), "[-90, 90]"),
             (
-                ok.replace("position_deg: 30}", "velocity_deg_s: 30}"),
+                ok.replace(
+                    "{name: a, targets: {joint_1: {position_deg: 30}}}",
+                    "{name: a, hold_s: 0.1, targets: {joint_1: {velocity_deg_s: 30}}}",
+                ),
                 "position-driven",
             ),
             (ok.replace("{name: a,", "{name: a, speed: 2,"), "speed"),
+            (
+                ok.replace("position_deg: 30}", "position_deg: 30, velocity_deg_s: 3}"),
+                "both position_deg",
+            ),
+            (
+                ok.replace(
+                    "{name: a, targets: {joint_1: {position_deg: 30}}}",
+                    "{name: a, hold_s: 0.1, targets: {joint_1: {}}}",
+                ),
+                "neither position_deg",
+            ),
+            (
+                ok.replace("tolerance_deg: 2", "tolerance_deg: 0"),
+                "poses[1].targets.joint_1",
+            ),
+            (
+                "name: one\nposes:\n  - {name: a, targets: {joint_1: {position_deg: 30}}}\n".into(),
+                "poses[0].hold_s",
+            ),
+            ("name: none\nposes: []\n".into(), "at least one pose"),
         ] {
             let e = PoseSequence::from_yaml(&text, "w.yaml", &robot)
                 .unwrap_err()

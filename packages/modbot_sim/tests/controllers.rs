@@ -130,7 +130,7 @@ fn a_pose_sequence_drives_a_wheel_by_speed() {
         "the hinge held"
     );
     // A position target for the wheel is refused by name, before anything moves.
-    let bad = "name: bad\nposes:\n  - {name: p, targets: {w_spin: {position_deg: 10}}}\n";
+    let bad = "name: bad\ncyclic: false\nposes:\n  - {name: p, targets: {w_spin: {position_deg: 10}}}\n";
     let e = PoseSequence::from_yaml(bad, "bad.yaml", &t).unwrap_err().to_string();
     assert!(e.contains("w_spin") && e.contains("velocity-driven"), "{e}");
 }
