@@ -111,11 +111,7 @@ pub fn run(args: &GaitArgs) -> Result<()> {
             rows.push(out.clone());
         }
     } else {
-        let speeds = topology
-            .joints()
-            .iter()
-            .map(|j| j.def.actuator.max_speed_rad_s())
-            .collect();
+        let speeds = topology.max_speeds_rad_s();
         let mut player = GaitPlayer::new(vec![0.0; n], speeds, library.transition);
         player.start(Box::new(built.generator.clone()));
         time_s.push(0.0);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use modbot_core::Topology;
 use modbot_gaits::{Controller, GaitLibrary, GaitPlayer, PoseSequence};
 
-use crate::error::{AppError, Result};
+use crate::error::Result;
 
 /// A controller as the user names it.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,11 +55,7 @@ pub fn build_controller(
     match spec {
         ControllerSpec::Gait { name, params } => {
             let built = library.build(name, robot, params)?;
-            let speeds = robot
-                .joints()
-                .iter()
-                .map(|j| j.def.actuator.max_speed_rad_s())
-                .collect();
+            let speeds = robot.max_speeds_rad_s();
             let mut player = GaitPlayer::new(start.to_vec(), speeds, library.transition);
             let name = built.generator.name.clone();
             player.start(Box::new(built.generator));
@@ -71,12 +67,7 @@ pub fn build_controller(
             })
         }
         ControllerSpec::PoseSequence(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                AppError::Core(modbot_core::CoreError::Io {
-                    path: path.clone(),
-                    message: e.to_string(),
-                })
-            })?;
+            let text = modbot_core::error::read_text(path)?;
             let seq = PoseSequence::from_yaml(&text, &path.display().to_string(), robot)?;
             Ok(BuiltController {
                 name: Controller::name(&seq).to_string(),

@@ -66,11 +66,7 @@ impl std::fmt::Debug for GaitDriver {
 impl GaitDriver {
     /// A robot holding its zero pose.
     pub fn new(topology: Topology, library: GaitLibrary) -> GaitDriver {
-        let speeds: Vec<f64> = topology
-            .joints()
-            .iter()
-            .map(|j| j.def.actuator.max_speed_rad_s())
-            .collect();
+        let speeds = topology.max_speeds_rad_s();
         let n = speeds.len();
         GaitDriver {
             player: GaitPlayer::new(vec![0.0; n], speeds, library.transition),

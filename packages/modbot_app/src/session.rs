@@ -81,8 +81,6 @@ pub struct SimSession {
     /// Joints of each command interface, in command order.
     position_joints: Vec<usize>,
     velocity_joints: Vec<usize>,
-    /// The targets in force, command order.
-    targets: Vec<f64>,
 }
 
 impl std::fmt::Debug for SimSession {
@@ -111,7 +109,6 @@ impl SimSession {
             body_length_m: hi.x - lo.x,
             position_joints: (0..wheel.len()).filter(|&k| !wheel[k]).collect(),
             velocity_joints: (0..wheel.len()).filter(|&k| wheel[k]).collect(),
-            targets: vec![0.0; wheel.len()],
             topology,
             robot,
             sim,
@@ -144,13 +141,11 @@ impl SimSession {
                 data[i]
             )));
         }
-        let mut next = self.targets.clone();
+        let mut next = self.sim.targets().to_vec();
         for (&k, &v) in joints.iter().zip(data) {
             next[k] = v;
         }
-        self.sim.set_targets(&next).map_err(|e| Refusal::Other(e.to_string()))?;
-        self.targets = next;
-        Ok(())
+        self.sim.set_targets(&next).map_err(|e| Refusal::Other(e.to_string()))
     }
 }
 

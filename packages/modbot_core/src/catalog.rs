@@ -456,6 +456,26 @@ fn is_identifier(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// `name` as a name of letters, digits and `_` (names become file, link and joint names),
+/// or an error naming `key`.
+pub(crate) fn check_name(key: &str, name: &str) -> Result<()> {
+    if is_identifier(name) {
+        Ok(())
+    } else {
+        Err(CoreError::invalid(key, name, "a name of letters, digits and _"))
+    }
+}
+
+/// [`check_name`], and `name` not yet in `seen` (which it joins).
+pub(crate) fn check_new_name<'a>(seen: &mut BTreeSet<&'a str>, key: &str, name: &'a str) -> Result<()> {
+    check_name(key, name)?;
+    if seen.insert(name) {
+        Ok(())
+    } else {
+        Err(CoreError::invalid(key, name, "a name no other entry uses"))
+    }
+}
+
 impl ModuleKind {
     /// Index of a link by name.
     pub fn link_index(&self, name: &str) -> Option<usize> {
@@ -523,20 +543,7 @@ impl ModuleKind {
         let mut names = BTreeSet::new();
         for (i, l) in self.links.iter().enumerate() {
             let lk = format!("links[{i}]");
-            if !is_identifier(&l.name) {
-                return Err(CoreError::invalid(
-                    format!("{key}.{lk}.name"),
-                    &l.name,
-                    "a name of letters, digits and _",
-                ));
-            }
-            if !names.insert(l.name.as_str()) {
-                return Err(CoreError::invalid(
-                    format!("{key}.{lk}.name"),
-                    &l.name,
-                    "a name no other entry uses",
-                ));
-            }
+            check_new_name(&mut names, &format!("{key}.{lk}.name"), &l.name)?;
             let has_collision = l.shapes.iter().any(|s| s.collision);
             if has_collision {
                 positive(format!("{lk}.mass_kg"), l.mass_kg)?;
@@ -591,20 +598,7 @@ impl ModuleKind {
         let mut parent_of: Vec<Option<usize>> = vec![None; self.links.len()];
         for (i, j) in self.joints.iter().enumerate() {
             let jk = format!("joints[{i}]");
-            if !is_identifier(&j.name) {
-                return Err(CoreError::invalid(
-                    format!("{key}.{jk}.name"),
-                    &j.name,
-                    "a name of letters, digits and _",
-                ));
-            }
-            if !joint_names.insert(j.name.as_str()) {
-                return Err(CoreError::invalid(
-                    format!("{key}.{jk}.name"),
-                    &j.name,
-                    "a name no other entry uses",
-                ));
-            }
+            check_new_name(&mut joint_names, &format!("{key}.{jk}.name"), &j.name)?;
             let known = || self.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>().join(", ");
             let p = self.link_index(&j.parent).ok_or_else(|| {
                 CoreError::invalid(format!("{key}.{jk}.parent"), &j.parent, format!("one of: {}", known()))

@@ -20,7 +20,7 @@ use std::str::FromStr;
 use nalgebra::{Isometry3, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::{JointDef, ModuleCatalog, ModuleKind};
+use crate::catalog::{JointDef, ModuleCatalog, ModuleKind, check_name};
 use crate::error::{CoreError, Result, parse_yaml, read_text};
 
 /// One module of a robot.
@@ -226,10 +226,6 @@ pub struct Topology {
     pub kinds: BTreeMap<String, ModuleKind>,
 }
 
-fn is_identifier(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 impl Topology {
     /// Checks a robot file against the catalog: known kinds, unique names, connections
     /// between existing ports, each port used once, no loop, every module connected.
@@ -239,13 +235,7 @@ impl Topology {
             topology: name.clone(),
             reason,
         };
-        if !is_identifier(&file.name) {
-            return Err(CoreError::invalid(
-                "name",
-                &file.name,
-                "a name of letters, digits and _",
-            ));
-        }
+        check_name("name", &file.name)?;
         if file.modules.is_empty() {
             return Err(bad("no modules".into()));
         }
@@ -260,13 +250,7 @@ impl Topology {
         let mut index = BTreeMap::new();
         let mut joint_names = BTreeSet::new();
         for (i, m) in file.modules.iter().enumerate() {
-            if !is_identifier(&m.name) {
-                return Err(CoreError::invalid(
-                    format!("modules[{i}].name"),
-                    &m.name,
-                    "a name of letters, digits and _",
-                ));
-            }
+            check_name(&format!("modules[{i}].name"), &m.name)?;
             if index.insert(m.name.clone(), i).is_some() {
                 return Err(CoreError::invalid(
                     format!("modules[{i}].name"),
@@ -286,13 +270,7 @@ impl Topology {
                         format!("a joint of kind `{}` ({})", m.kind, known.join(", ")),
                     ));
                 }
-                if !is_identifier(to) {
-                    return Err(CoreError::invalid(
-                        format!("modules[{i}].joints.{from}"),
-                        to,
-                        "a name of letters, digits and _",
-                    ));
-                }
+                check_name(&format!("modules[{i}].joints.{from}"), to)?;
             }
             for j in &kind.joints {
                 let n = m
@@ -519,6 +497,11 @@ impl Topology {
             }
         }
         out
+    }
+
+    /// Each joint's speed limit, rad/s, in command order (what a gait player slews at).
+    pub fn max_speeds_rad_s(&self) -> Vec<f64> {
+        self.joints().iter().map(|j| j.def.actuator.max_speed_rad_s()).collect()
     }
 
     /// The joint names in command order.

@@ -63,11 +63,8 @@ pub mod nodes {
 
     /// The module catalog a `modules_file` parameter names ("" = the built-in one).
     pub fn module_catalog(path: &str) -> Result<modbot_core::ModuleCatalog, String> {
-        if path.is_empty() {
-            Ok(modbot_core::ModuleCatalog::builtin())
-        } else {
-            modbot_core::ModuleCatalog::load(std::path::Path::new(path)).map_err(|e| format!("modules_file: {e}"))
-        }
+        let path = (!path.is_empty()).then(|| std::path::Path::new(path));
+        modbot_app::load_catalog(path).map_err(|e| format!("modules_file: {e}"))
     }
 }
 

@@ -63,7 +63,7 @@ fn the_robot_walks_and_odom_matches_the_embedded_measurement_on(backend: &str, s
         &mut core.session.sim,
         Box::new(built.generator.clone()),
         gait.transition,
-        topo.joints().iter().map(|j| j.def.actuator.max_speed_rad_s()).collect(),
+        topo.max_speeds_rad_s(),
         modbot_sim::RunPlan {
             warmup_cycles: 3,
             cycles: 4,

@@ -88,7 +88,6 @@ pub fn run_controller(
     rec.record(sim, &positions);
     let mut velocities = sim.joint_velocities();
     let drives = sim.drives();
-    let names = sim.joint_names().to_vec();
     let mut targets = vec![JointTarget::Position(0.0); n];
     let mut values = vec![0.0; n];
     let sensors = BTreeMap::new();
@@ -122,7 +121,7 @@ pub fn run_controller(
                             JointTarget::Position(_) => "position",
                             JointTarget::Velocity(_) => "velocity",
                         },
-                        names[k],
+                        sim.joint_names()[k],
                         drives[k]
                     ),
                 });
@@ -133,9 +132,12 @@ pub fn run_controller(
         for _ in 0..substeps {
             sim.step()?;
         }
-        positions = sim.joint_positions();
-        velocities = sim.joint_velocities();
         rec.record(sim, &values);
+        // The sample just recorded holds the joint angles the controller sees next.
+        if let Some(s) = rec.samples.last() {
+            positions.clone_from(&s.angles);
+        }
+        velocities = sim.joint_velocities();
         progress(sim.time() - t_start, expected_total);
         if period.is_none() {
             while boundaries.len() <= controller.completed_cycles() {

@@ -467,6 +467,11 @@ impl Simulator {
         self.settings.step_s
     }
 
+    /// The targets in force, command order (angles clamped to the limits, speeds as given).
+    pub fn targets(&self) -> &[f64] {
+        &self.targets
+    }
+
     /// Names of the driven joints, in command order.
     pub fn joint_names(&self) -> &[String] {
         &self.joint_names

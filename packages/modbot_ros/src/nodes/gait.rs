@@ -75,11 +75,8 @@ impl GaitNodeConfig {
     }
 
     fn library(&self) -> std::result::Result<GaitLibrary, String> {
-        if self.gaits_file.is_empty() {
-            Ok(GaitLibrary::builtin())
-        } else {
-            GaitLibrary::load(std::path::Path::new(&self.gaits_file)).map_err(|e| format!("gaits_file: {e}"))
-        }
+        let path = (!self.gaits_file.is_empty()).then(|| std::path::Path::new(&self.gaits_file));
+        modbot_app::load_gaits(path).map_err(|e| format!("gaits_file: {e}"))
     }
 }
 
