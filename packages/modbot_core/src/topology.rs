@@ -518,17 +518,15 @@ impl Topology {
         )
     }
 
-    /// Pose of port `port` of `b`'s module relative to `a`'s module frame along edge `e`,
-    /// i.e. the transform T with frame(b) = frame(a) · T when `a` is the edge's `from`.
+    /// The joining of edge `e` as a transform between the two port links' frames: with
+    /// link L_a carrying `from`'s port P_a and L_b carrying `to`'s port P_b,
+    /// frame(L_b) = frame(L_a) · P_a · R_x(roll) · R_z(π) · P_b⁻¹.
     pub fn edge_transform(&self, e: &Edge) -> Isometry3<f64> {
-        let ka = self.kind_of(e.a);
-        let kb = self.kind_of(e.b);
-        let (pa, pb) = (&ka.ports[&e.a_port], &kb.ports[&e.b_port]);
-        let la = ka.link_poses_at_zero()[ka.link_index(&pa.link).unwrap_or(0)];
-        let lb = kb.link_poses_at_zero()[kb.link_index(&pb.link).unwrap_or(0)];
+        let pa = &self.kind_of(e.a).ports[&e.a_port];
+        let pb = &self.kind_of(e.b).ports[&e.b_port];
         let half_turn = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), std::f64::consts::PI);
         let roll = UnitQuaternion::from_axis_angle(&Vector3::x_axis(), e.roll);
-        la * pa.pose() * Isometry3::from_parts(Default::default(), roll * half_turn) * (lb * pb.pose()).inverse()
+        pa.pose() * Isometry3::from_parts(Default::default(), roll * half_turn) * pb.pose().inverse()
     }
 
     /// The module order from the root if the modules form a path that starts at module 0

@@ -119,11 +119,7 @@ impl LinkTree {
             let kb = t.kind_of(e.b);
             let la = ka.link_index(&ka.ports[&e.a_port].link).unwrap_or(0);
             let lb = kb.link_index(&kb.ports[&e.b_port].link).unwrap_or(0);
-            // Module frame to module frame, then to the port links' frames.
-            let module_ab = t.edge_transform(e);
-            let pa = ka.link_poses_at_zero()[la];
-            let pb = kb.link_poses_at_zero()[lb];
-            let link_ab = pa.inverse() * module_ab * pb;
+            let link_ab = t.edge_transform(e);
             let (na, nb) = (&t.modules[e.a].name, &t.modules[e.b].name);
             adj[id(e.a, la)].push(Adj {
                 to: (e.b, lb),
