@@ -43,6 +43,10 @@ pub struct ModuleKind {
     /// Joints between the links, in the order their commands take.
     #[serde(default)]
     pub joints: Vec<JointDef>,
+    /// Rigid joints between links (two parts of one body with a sensor between them, say);
+    /// they take no command.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed_joints: Vec<FixedJointDef>,
     /// Connection frames by name.
     pub ports: BTreeMap<String, PortDef>,
     /// Contact properties of the module's surfaces.
@@ -63,6 +67,39 @@ pub struct LinkDef {
     /// Shapes (collision and visual), in the link frame.
     #[serde(default)]
     pub shapes: Vec<ShapeDef>,
+    /// Coulomb friction of this link's surface when it differs from the module's
+    /// `contact.friction` (a foot plate that grips, a wheel that slides).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friction: Option<f64>,
+}
+
+/// A rigid joint between two links of a module.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixedJointDef {
+    /// Name, unique among the module's joints.
+    pub name: String,
+    /// Parent link.
+    pub parent: String,
+    /// Child link.
+    pub child: String,
+    /// Child frame in the parent link frame: position, m.
+    #[serde(default)]
+    pub xyz: [f64; 3],
+    /// Orientation (fixed-axis roll, pitch, yaw), deg.
+    #[serde(default)]
+    pub rpy_deg: [f64; 3],
+    /// A force/torque sensor measures what the joint transmits (the child's wrench on the
+    /// parent, in the joint frame).
+    #[serde(default)]
+    pub force_sensor: bool,
+}
+
+impl FixedJointDef {
+    /// Child frame in the parent link frame.
+    pub fn origin(&self) -> Isometry3<f64> {
+        pose_deg(self.xyz, self.rpy_deg)
+    }
 }
 
 /// An inertia tensor about the centre of mass, in a frame at `xyz`/`rpy_deg` of the link.
@@ -494,10 +531,12 @@ impl ModuleKind {
         placed[0] = true;
         // The links form a tree rooted at link 0 (validated); relax until all are placed.
         for _ in 0..self.links.len() {
-            for j in &self.joints {
-                if let (Some(p), Some(c)) = (self.link_index(&j.parent), self.link_index(&j.child)) {
+            let edges = self.joints.iter().map(|j| (&j.parent, &j.child, j.origin()));
+            let fixed = self.fixed_joints.iter().map(|j| (&j.parent, &j.child, j.origin()));
+            for (parent, child, origin) in edges.chain(fixed) {
+                if let (Some(p), Some(c)) = (self.link_index(parent), self.link_index(child)) {
                     if placed[p] && !placed[c] {
-                        poses[c] = poses[p] * j.origin();
+                        poses[c] = poses[p] * origin;
                         placed[c] = true;
                     }
                 }
@@ -567,6 +606,15 @@ impl ModuleKind {
                     "none",
                     "an inertia (a link with mass and no shape has no solid to take it from)",
                 ));
+            }
+            if let Some(mu) = l.friction {
+                if !(mu.is_finite() && mu >= 0.0) {
+                    return Err(CoreError::invalid(
+                        format!("{key}.{lk}.friction"),
+                        mu,
+                        "a finite number >= 0",
+                    ));
+                }
             }
             for (k, s) in l.shapes.iter().enumerate() {
                 let sk = format!("{lk}.shapes[{k}]");
@@ -676,6 +724,27 @@ impl ModuleKind {
                     positive(format!("{jk}.actuator.velocity.max_speed_deg_s"), v.max_speed_deg_s)?;
                 }
             }
+        }
+        for (i, j) in self.fixed_joints.iter().enumerate() {
+            let jk = format!("fixed_joints[{i}]");
+            check_new_name(&mut joint_names, &format!("{key}.{jk}.name"), &j.name)?;
+            let known = || self.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>().join(", ");
+            let p = self.link_index(&j.parent).ok_or_else(|| {
+                CoreError::invalid(format!("{key}.{jk}.parent"), &j.parent, format!("one of: {}", known()))
+            })?;
+            let c = self.link_index(&j.child).ok_or_else(|| {
+                CoreError::invalid(format!("{key}.{jk}.child"), &j.child, format!("one of: {}", known()))
+            })?;
+            if c == 0 || p == c || parent_of[c].is_some() {
+                return Err(CoreError::invalid(
+                    format!("{key}.{jk}.child"),
+                    &j.child,
+                    "a link other than the parent and the root, with one parent joint (the links form a tree)",
+                ));
+            }
+            parent_of[c] = Some(p);
+            finite(format!("{jk}.xyz"), &j.xyz)?;
+            finite(format!("{jk}.rpy_deg"), &j.rpy_deg)?;
         }
         // Every link but the root hangs from exactly one joint, and the root reaches them all.
         let mut reached = vec![false; self.links.len()];

@@ -46,7 +46,7 @@ pub enum CoreError {
     },
     /// A robot description string such as `py:16` is malformed.
     #[error(
-        "bad robot `{spec}`: {reason} (expected a preset, pp:M, py:M or pyp, e.g. pp:8, py:16, or a robot file, e.g. config/robots/py_16.yaml)"
+        "bad robot `{spec}`: {reason} (expected a preset, pp:M, py:M or pyp, e.g. pp:8, py:16, a named robot: wheelfoot, quadruped, wheeled, or a robot file, e.g. config/robots/py_16.yaml)"
     )]
     BadRobotSpec {
         /// The string that was given.

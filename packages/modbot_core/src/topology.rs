@@ -20,7 +20,7 @@ use std::str::FromStr;
 use nalgebra::{Isometry3, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::{JointDef, ModuleCatalog, ModuleKind, check_name};
+use crate::catalog::{Actuator, JointDef, ModuleCatalog, ModuleKind, VelocityDrive, check_name};
 use crate::error::{CoreError, Result, parse_yaml, read_text};
 
 /// One module of a robot.
@@ -35,6 +35,11 @@ pub struct ModuleInstance {
     /// named here is `<module>_<joint>`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub joints: BTreeMap<String, String>,
+    /// Kind joints driven by speed in this robot: a position servo in its speed mode, with
+    /// the same speed and torque limits (a wheel-foot module's wheel is a hip in one shape
+    /// and a wheel in another). Their commands are velocities.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub velocity_joints: Vec<String>,
 }
 
 /// A rigid connection between two ports, written `module.port`.
@@ -134,6 +139,7 @@ impl RobotSpec {
                 name: format!("module_{i}"),
                 kind: kind.to_string(),
                 joints: BTreeMap::from([("hinge".to_string(), format!("joint_{i}"))]),
+                velocity_joints: Vec::new(),
             })
             .collect();
         let connections = (1..m)
@@ -226,6 +232,15 @@ pub struct Topology {
     pub kinds: BTreeMap<String, ModuleKind>,
 }
 
+/// The shipped robots that are not presets, by name (`--robot quadruped`): the wheel-foot
+/// module alone and its two six-module shapes (spec seed-000 §2–§3). Compiled in from
+/// `config/robots/`, so the names work from any directory.
+pub const NAMED_ROBOTS: [(&str, &str); 3] = [
+    ("wheelfoot", include_str!("../../../config/robots/wheelfoot.yaml")),
+    ("quadruped", include_str!("../../../config/robots/quadruped.yaml")),
+    ("wheeled", include_str!("../../../config/robots/wheeled.yaml")),
+];
+
 impl Topology {
     /// Checks a robot file against the catalog: known kinds, unique names, connections
     /// between existing ports, each port used once, no loop, every module connected.
@@ -271,6 +286,37 @@ impl Topology {
                     ));
                 }
                 check_name(&format!("modules[{i}].joints.{from}"), to)?;
+            }
+            for (k, v) in m.velocity_joints.iter().enumerate() {
+                let known: Vec<_> = kind.joints.iter().map(|j| j.name.as_str()).collect();
+                let key = format!("modules[{i}].velocity_joints[{k}]");
+                match kind.joints.iter().find(|j| &j.name == v) {
+                    None => {
+                        return Err(CoreError::invalid(
+                            key,
+                            v,
+                            format!("a joint of kind `{}` ({})", m.kind, known.join(", ")),
+                        ));
+                    }
+                    Some(j) if !matches!(j.actuator, Actuator::Position(_)) => {
+                        return Err(CoreError::invalid(
+                            key,
+                            v,
+                            "a joint with a position servo (others have one mode)",
+                        ));
+                    }
+                    Some(j) if j.kind != crate::catalog::JointType::Continuous => {
+                        return Err(CoreError::invalid(
+                            key,
+                            v,
+                            "a continuous joint (a limited joint cannot turn at a speed)",
+                        ));
+                    }
+                    Some(_) => {}
+                }
+                if m.velocity_joints[..k].contains(v) {
+                    return Err(CoreError::invalid(key, v, "a joint listed once"));
+                }
             }
             for j in &kind.joints {
                 let n = m
@@ -415,6 +461,8 @@ impl Topology {
                 spec: robot.to_string(),
                 reason: "a robot file's name ends in .yaml or .yml".into(),
             })
+        } else if let Some((name, text)) = NAMED_ROBOTS.iter().find(|(n, _)| *n == robot) {
+            Self::from_yaml(text, &format!("config/robots/{name}.yaml"), catalog)
         } else {
             Self::from_spec(&robot.parse()?, catalog)
         }
@@ -492,7 +540,16 @@ impl Topology {
                         .unwrap_or_else(|| format!("{}_{}", m.name, j.name)),
                     module: mi,
                     index: ji,
-                    def: j.clone(),
+                    def: match j.actuator {
+                        Actuator::Position(s) if m.velocity_joints.contains(&j.name) => JointDef {
+                            actuator: Actuator::Velocity(VelocityDrive {
+                                max_torque_nm: s.max_torque_nm,
+                                max_speed_deg_s: s.max_speed_deg_s,
+                            }),
+                            ..j.clone()
+                        },
+                        _ => j.clone(),
+                    },
                 });
             }
         }

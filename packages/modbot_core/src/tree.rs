@@ -114,6 +114,28 @@ impl LinkTree {
                 name: j.name.clone(),
             });
         }
+        for (m, module) in t.modules.iter().enumerate() {
+            let kind = t.kind_of(m);
+            for f in &kind.fixed_joints {
+                let (p, c) = (
+                    kind.link_index(&f.parent).unwrap_or(0),
+                    kind.link_index(&f.child).unwrap_or(0),
+                );
+                let name = format!("{}_{}", module.name, f.name);
+                adj[id(m, p)].push(Adj {
+                    to: (m, c),
+                    transform: f.origin(),
+                    joint: None,
+                    name: name.clone(),
+                });
+                adj[id(m, c)].push(Adj {
+                    to: (m, p),
+                    transform: f.origin().inverse(),
+                    joint: None,
+                    name,
+                });
+            }
+        }
         for e in &t.edges {
             let ka = t.kind_of(e.a);
             let kb = t.kind_of(e.b);

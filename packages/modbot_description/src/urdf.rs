@@ -205,11 +205,31 @@ pub fn urdf(topology: &Topology, config: &DescriptionConfig) -> Result<String> {
 
     // Gazebo: friction per link, the ros2_control plugin, odometry.
     for l in &tree.links {
-        let mu = topology.kind_of(l.module).contact.friction;
+        let kind = topology.kind_of(l.module);
+        let mu = kind.links[l.link].friction.unwrap_or(kind.contact.friction);
         x.open("gazebo", &[("reference", l.name.clone())])
             .text("mu1", &[], &num(mu))
             .text("mu2", &[], &num(mu))
             .close();
+    }
+    // Force/torque sensors on the fixed joints that carry one (gz-sim's ForceTorque system,
+    // child-to-parent wrench in the child frame).
+    for (m, module) in topology.modules.iter().enumerate() {
+        for f in topology.kind_of(m).fixed_joints.iter().filter(|f| f.force_sensor) {
+            let joint = format!("{}_{}", module.name, f.name);
+            x.open("gazebo", &[("reference", joint.clone())])
+                .empty("provideFeedback", &[])
+                .open("sensor", &[("name", format!("{joint}_ft")), ("type", "force_torque".into())])
+                .text("always_on", &[], "true")
+                .text("update_rate", &[], &num(config.odometry_rate_hz))
+                .text("topic", &[], &format!("/model/{}/{joint}/wrench", topology.name))
+                .open("force_torque", &[])
+                .text("frame", &[], "child")
+                .text("measure_direction", &[], "child_to_parent")
+                .close()
+                .close()
+                .close();
+        }
     }
     x.open("gazebo", &[]);
     x.open(
