@@ -8,6 +8,6 @@ pub mod tree;
 
 pub use catalog::{Actuator, JointType, ModuleCatalog, ModuleKind};
 pub use error::{CoreError, Result};
-pub use scenario::Scenario;
+pub use scenario::{FrictionCombine, Scenario};
 pub use topology::{ChainKind, RobotFile, RobotJoint, RobotSpec, Topology};
 pub use tree::LinkTree;

@@ -74,6 +74,36 @@ pub struct Ground {
     pub friction: f64,
     /// Visual/collision extent (x, y), m.
     pub size_m: [f64; 2],
+    /// How a surface's friction and the world's (ground, obstacles) make a contact's.
+    #[serde(default, skip_serializing_if = "FrictionCombine::is_min")]
+    pub friction_combine: FrictionCombine,
+}
+
+/// How two surfaces' friction coefficients make the contact's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FrictionCombine {
+    /// The smaller of the two (ODE, Gazebo's default).
+    #[default]
+    Min,
+    /// The product (Bullet, V-Rep's default engine): the world's coefficient scales every
+    /// surface's, as in the wheel-foot thesis's friction sweeps (decision 0023).
+    Multiply,
+}
+
+impl FrictionCombine {
+    /// Whether it is the default.
+    pub fn is_min(&self) -> bool {
+        *self == FrictionCombine::Min
+    }
+
+    /// The contact's coefficient from the world's `world` and a surface's `surface`.
+    pub fn combine(&self, world: f64, surface: f64) -> f64 {
+        match self {
+            FrictionCombine::Min => world.min(surface),
+            FrictionCombine::Multiply => world * surface,
+        }
+    }
 }
 
 impl Default for Ground {
@@ -81,6 +111,7 @@ impl Default for Ground {
         Ground {
             friction: 0.2,
             size_m: [50.0, 50.0],
+            friction_combine: FrictionCombine::Min,
         }
     }
 }

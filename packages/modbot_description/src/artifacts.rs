@@ -33,7 +33,9 @@ pub fn standard(root: &Path, catalog: &ModuleCatalog, config: &DescriptionConfig
             path: PathBuf::from(format!("urdf/{}.urdf", t.name)),
             content: urdf::urdf(&t, config)?,
         });
-        out.push(Artifact {
+        // A named robot's file is the source, written by hand; a preset's is generated.
+        let named = modbot_core::topology::NAMED_ROBOTS.iter().any(|(n, _)| *n == spec);
+        out.extend((!named).then(|| Artifact {
             path: PathBuf::from(format!("config/robots/{}.yaml", spec.replace(':', "_"))),
             content: t.to_yaml(&format!(
                 "{}: the `{spec}` preset as a robot file; `--robot config/robots/{}.yaml` and `--robot {spec}`\n\
@@ -41,7 +43,7 @@ pub fn standard(root: &Path, catalog: &ModuleCatalog, config: &DescriptionConfig
                 t.name,
                 spec.replace(':', "_")
             )),
-        });
+        }));
         out.push(Artifact {
             path: PathBuf::from(format!("config/controllers/{}.yaml", t.name)),
             content: urdf::controllers_yaml(&t, config),

@@ -13,4 +13,13 @@ pub use error::{DescriptionError, Result};
 pub use model::UrdfModel;
 
 /// The robots whose descriptions ship in `urdf/` (and controllers and bridge files in `config/`).
-pub const STANDARD_ROBOTS: [&str; 5] = ["pp:8", "pp:2", "py:8", "py:16", "pyp"];
+pub const STANDARD_ROBOTS: [&str; 8] = [
+    "pp:8",
+    "pp:2",
+    "py:8",
+    "py:16",
+    "pyp",
+    "wheelfoot",
+    "quadruped",
+    "wheeled",
+];

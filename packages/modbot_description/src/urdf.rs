@@ -218,8 +218,11 @@ pub fn urdf(topology: &Topology, config: &DescriptionConfig) -> Result<String> {
         for f in topology.kind_of(m).fixed_joints.iter().filter(|f| f.force_sensor) {
             let joint = format!("{}_{}", module.name, f.name);
             x.open("gazebo", &[("reference", joint.clone())])
-                .empty("provideFeedback", &[])
-                .open("sensor", &[("name", format!("{joint}_ft")), ("type", "force_torque".into())])
+                .text("provideFeedback", &[], "true")
+                .open(
+                    "sensor",
+                    &[("name", format!("{joint}_ft")), ("type", "force_torque".into())],
+                )
                 .text("always_on", &[], "true")
                 .text("update_rate", &[], &num(config.odometry_rate_hz))
                 .text("topic", &[], &format!("/model/{}/{joint}/wrench", topology.name))

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use modbot_core::Scenario;
+use modbot_core::{FrictionCombine, Scenario};
 use modbot_description::model::{JointKind, Shape};
 use nalgebra::{Isometry3, Matrix3, Point3, Translation3, UnitQuaternion, Vector3};
 use rapier3d::parry::query::intersection_test;
@@ -24,6 +24,8 @@ pub(crate) struct BodyCollider {
     pub half_box: Option<Vector3<f64>>,
     /// Pose in the body frame.
     pub local: Isometry3<f64>,
+    /// Coulomb friction of its surface (its link's, else its robot's).
+    pub friction: f64,
 }
 
 /// One rigid body: URDF links joined by fixed joints.
@@ -41,8 +43,6 @@ pub(crate) struct BodySpec {
     pub inertia: Matrix3<f64>,
     /// Collision shapes.
     pub colliders: Vec<BodyCollider>,
-    /// Coulomb friction of its surfaces (its robot's).
-    pub friction: f64,
     /// Index of its robot.
     pub robot: usize,
 }
@@ -127,6 +127,8 @@ pub(crate) struct Layout {
     pub gravity: Vector3<f64>,
     /// Friction of the ground.
     pub ground_friction: f64,
+    /// How the world's friction and a surface's combine.
+    pub combine: FrictionCombine,
 }
 
 fn rotation_x_to(axis: &Vector3<f64>) -> UnitQuaternion<f64> {
@@ -190,6 +192,7 @@ impl Layout {
             obstacles,
             gravity: Vector3::from(scenario.gravity),
             ground_friction: scenario.ground.friction,
+            combine: scenario.ground.friction_combine,
         };
         for (index, (robot, start)) in robots.iter().enumerate() {
             let (bodies, joints, link_body) =
@@ -368,6 +371,7 @@ impl Layout {
                         shape: shared,
                         half_box,
                         local,
+                        friction: robot.link_friction.get(&link.name).copied().unwrap_or(robot.friction),
                     });
                 }
             }
@@ -378,7 +382,6 @@ impl Layout {
                 com,
                 inertia,
                 colliders,
-                friction: robot.friction,
                 robot: robot_index,
             });
         }

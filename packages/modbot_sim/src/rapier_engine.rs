@@ -2,6 +2,7 @@
 //! body-tree centre, drives as rapier velocity motors, the ground as a half-space. Kept as the
 //! cross-check of the native engine (decision records 0012 and 0018).
 
+use modbot_core::FrictionCombine;
 use nalgebra::{Isometry3, Matrix3, Vector3};
 use rapier3d::prelude::*;
 
@@ -32,10 +33,18 @@ pub(crate) struct RapierWorld {
     motor_damping: f64,
 }
 
-/// A collider with Coulomb friction (`min` combine, as Gazebo/ODE), no restitution, and
-/// contacts only between a robot and the world or another robot, never inside a robot
-/// (decision record 0012): robot `r` is in a group of its own, the world in another.
-fn collider(shape: SharedShape, friction: f64, robot: Option<usize>, robots: usize) -> ColliderBuilder {
+/// A collider with Coulomb friction, no restitution, and contacts only between a robot and
+/// the world or another robot, never inside a robot (decision record 0012): robot `r` is in
+/// a group of its own, the world in another. Robot colliders combine by `min` (Gazebo/ODE);
+/// the world's by the scenario's rule, which rapier's priority (multiply over min) makes
+/// the rule of every robot–world contact.
+fn collider(
+    shape: SharedShape,
+    friction: f64,
+    robot: Option<usize>,
+    robots: usize,
+    combine: FrictionCombine,
+) -> ColliderBuilder {
     let all_robots = (0..robots).fold(Group::NONE, |g, r| g | robot_group(r));
     let (member, filter) = match robot {
         Some(r) => (robot_group(r), WORLD_GROUP | (all_robots - robot_group(r))),
@@ -43,7 +52,10 @@ fn collider(shape: SharedShape, friction: f64, robot: Option<usize>, robots: usi
     };
     ColliderBuilder::new(shape)
         .friction(friction as f32)
-        .friction_combine_rule(CoefficientCombineRule::Min)
+        .friction_combine_rule(match combine {
+            FrictionCombine::Min => CoefficientCombineRule::Min,
+            FrictionCombine::Multiply => CoefficientCombineRule::Multiply,
+        })
         .restitution(0.0)
         .collision_groups(InteractionGroups::new(member, filter, InteractionTestMode::And))
 }
@@ -86,12 +98,21 @@ impl RapierWorld {
         let robots = layout.robots.len();
         let ground = world.insert_body(RigidBodyBuilder::fixed());
         world.insert_collider(
-            collider(SharedShape::halfspace(Vector::Z), layout.ground_friction, None, robots),
+            collider(
+                SharedShape::halfspace(Vector::Z),
+                layout.ground_friction,
+                None,
+                robots,
+                layout.combine,
+            ),
             Some(ground),
         );
         for o in &layout.obstacles {
             let h = world.insert_body(RigidBodyBuilder::fixed().pose(to_pose(&o.pose)));
-            world.insert_collider(collider(o.shape.clone(), o.friction, None, robots), Some(h));
+            world.insert_collider(
+                collider(o.shape.clone(), o.friction, None, robots, layout.combine),
+                Some(h),
+            );
         }
 
         let mut bodies = Vec::with_capacity(layout.bodies.len());
@@ -104,7 +125,7 @@ impl RapierWorld {
                     .can_sleep(false),
             );
             for c in &b.colliders {
-                let col = collider(c.shape.clone(), b.friction, Some(b.robot), robots)
+                let col = collider(c.shape.clone(), c.friction, Some(b.robot), robots, FrictionCombine::Min)
                     .position(to_pose(&c.local))
                     .density(0.0);
                 world.insert_collider(col, Some(handle));

@@ -1,5 +1,7 @@
 //! A robot ready for simulation: a checked URDF and a drive per movable joint.
 
+use std::collections::BTreeMap;
+
 use modbot_core::{Actuator, Topology};
 use modbot_description::model::JointKind;
 use modbot_description::{DescriptionConfig, UrdfModel, urdf};
@@ -77,6 +79,8 @@ pub struct SimRobot {
     pub drives: Vec<Drive>,
     /// Coulomb friction of the robot's surfaces.
     pub friction: f64,
+    /// Links whose surface has its own friction (URDF link name → coefficient).
+    pub link_friction: BTreeMap<String, f64>,
 }
 
 /// The index of `joint` among `names`, or an error listing the names.
@@ -115,7 +119,17 @@ impl SimRobot {
         let friction = (0..topology.len())
             .map(|i| topology.kind_of(i).contact.friction)
             .fold(f64::INFINITY, f64::min);
-        Self::new(model, joints.iter().map(|j| j.name.clone()).collect(), drives, friction)
+        let mut robot = Self::new(model, joints.iter().map(|j| j.name.clone()).collect(), drives, friction)?;
+        for m in 0..topology.len() {
+            let kind = topology.kind_of(m);
+            for (l, link) in kind.links.iter().enumerate() {
+                let mu = link.friction.unwrap_or(kind.contact.friction);
+                if mu != friction {
+                    robot.link_friction.insert(topology.link_name(m, l), mu);
+                }
+            }
+        }
+        Ok(robot)
     }
 
     /// Any URDF: every revolute joint gets a position servo with gain `kp` and the speed and
@@ -145,7 +159,10 @@ impl SimRobot {
     pub fn with_drive(mut self, joint: &str, drive: Drive) -> Result<SimRobot> {
         let i = joint_index(&self.joint_names, joint)?;
         self.drives[i] = drive;
-        Self::new(self.model, self.joint_names, self.drives, self.friction)
+        let link_friction = std::mem::take(&mut self.link_friction);
+        let mut robot = Self::new(self.model, self.joint_names, self.drives, self.friction)?;
+        robot.link_friction = link_friction;
+        Ok(robot)
     }
 
     /// Speed limit of each joint, rad/s (command order): what a gait player needs.
@@ -211,6 +228,7 @@ impl SimRobot {
             joint_names,
             drives,
             friction,
+            link_friction: BTreeMap::new(),
         })
     }
 }

@@ -4,6 +4,7 @@
 //! of another tree) through parry's contact manifolds after a bounding-box test. No
 //! self-collision inside a tree (decision 0012).
 
+use modbot_core::FrictionCombine;
 use nalgebra::{Isometry3, Point3, Vector3};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 use rapier3d::parry::query::{
@@ -29,7 +30,7 @@ pub(crate) struct Collider {
     pub half_box: Option<Vector3<f64>>,
     /// Pose in the body.
     pub local: Isometry3<f64>,
-    /// Coulomb friction of its robot.
+    /// Coulomb friction of its surface.
     pub mu: f64,
 }
 
@@ -55,6 +56,7 @@ pub(crate) struct Collision {
     /// Each obstacle's bounding box, loosened by the contact margin (they do not move).
     obstacle_aabbs: Vec<Aabb>,
     ground_mu: f64,
+    combine: FrictionCombine,
     ground: SharedShape,
     /// Several trees: robot–robot pairs are tested.
     several_trees: bool,
@@ -78,7 +80,7 @@ impl Collision {
                     shape: c.shape.clone(),
                     half_box: c.half_box,
                     local: c.local,
-                    mu: s.friction,
+                    mu: c.friction,
                 })
             })
             .collect();
@@ -91,6 +93,7 @@ impl Collision {
                 .collect(),
             obstacles: layout.obstacles.clone(),
             ground_mu: layout.ground_friction,
+            combine: layout.combine,
             ground: SharedShape::halfspace(rapier3d::math::Vector::Z),
             several_trees: model.trees.len() > 1,
             poses: vec![Isometry3::identity(); colliders.len()],
@@ -116,7 +119,7 @@ impl Collision {
             let b = c.body;
             let pose = kin.poses[b] * c.local;
             self.poses[ci] = pose;
-            let ground_mu = self.ground_mu.min(c.mu);
+            let ground_mu = self.combine.combine(self.ground_mu, c.mu);
             if let Some(h) = c.half_box {
                 let corners = corners(&h);
                 for (k, corner) in corners.iter().enumerate() {
@@ -157,7 +160,11 @@ impl Collision {
                     continue;
                 }
                 let o = &self.obstacles[oi];
-                let (shape, at, mu) = (o.shape.clone(), o.pose, o.friction.min(self.colliders[ci].mu));
+                let (shape, at, mu) = (
+                    o.shape.clone(),
+                    o.pose,
+                    self.combine.combine(o.friction, self.colliders[ci].mu),
+                );
                 self.manifold_contacts((model, kin, minv, params, rows), ci, shape.as_ref(), &at, None, mu);
             }
         }
