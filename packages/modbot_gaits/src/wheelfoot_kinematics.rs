@@ -202,7 +202,7 @@ pub fn chain1_step(alpha1_deg: f64, alpha2_deg: f64) -> Result<ForwardStep> {
 /// virtual tip joint θ1 set so that the wheel's lower tip is on the ground (3.17).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Chain2Pose {
-    /// The virtual tip joint θ1 = atan2(T_wt[x], T_wt[y]) of the θ1 = 0 chain, deg.
+    /// The virtual tip joint θ1 = atan2(`T_wt[x]`, `T_wt[y]`) of the θ1 = 0 chain, deg.
     pub theta1_deg: f64,
     /// The wheel's lower tip in the chain-2 V-Rep frame (y_m, z_m, x_m), m.
     pub wheel_tip: Point3<f64>,
@@ -210,7 +210,7 @@ pub struct Chain2Pose {
     pub caster: Point3<f64>,
     /// How far the wheel is pulled back, xd = 0.172 − x_wt, m.
     pub xd: f64,
-    /// Height of the caster centre above the ground, z_bc = T_bc[x], m.
+    /// Height of the caster centre above the ground, z_bc = `T_bc[x]`, m.
     pub caster_height: f64,
 }
 
@@ -229,7 +229,7 @@ pub fn chain2_model_to_vrep(p: &Point3<f64>) -> Point3<f64> {
 }
 
 /// Chain 2 for (θ3, θ4) = (BJ2, BJ1) in degrees, the thesis's argument order: computes the
-/// wheel tip with θ1 = 0, sets θ1 = atan2(T_wt[x], T_wt[y]) (3.17), which brings the wheel
+/// wheel tip with θ1 = 0, sets θ1 = atan2(`T_wt[x]`, `T_wt[y]`) (3.17), which brings the wheel
 /// tip to x_m = 0 (the ground), and recomputes the wheel tip and the caster
 /// (T_bc = T_wt·A5bc). A non-finite angle is refused, naming the joint.
 pub fn chain2(theta3_deg: f64, theta4_deg: f64) -> Result<Chain2Pose> {
@@ -562,7 +562,7 @@ pub enum PoseSearch {
 }
 
 /// Chain-1 ranges of Appendix A: α1 = −90:0, α2 = −120:120. (Table 3.4's pseudo-code says
-/// α1 from −90 to 90; the code's −90:0 is what printed Table 3.5: up to 90 adds 138 rows.)
+/// α1 from −90 to 90; the code's −90:0 is what printed Table 3.5: up to 90 adds 219 rows.)
 const CHAIN1_ALPHA1: RangeInclusive<i32> = -90..=0;
 const CHAIN1_ALPHA2: RangeInclusive<i32> = -120..=120;
 /// Chain-2 ranges of Appendix B: θ3 = −90:90, θ4 = −90:90. (Table 3.7's pseudo-code says

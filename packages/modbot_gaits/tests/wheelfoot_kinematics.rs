@@ -13,8 +13,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
 
 use modbot_gaits::wheelfoot_kinematics::{
-    BackwardRow, ForwardRow, PlateTip, PoseSearch, Row, chain1_step, chain1_tip, chain2, chosen, format_table, leg_tip,
-    table,
+    BackwardRow, Conditions, ForwardRow, Interval, PlateTip, PoseSearch, Row, chain1_step, chain1_tip, chain2, chosen,
+    format_table, leg_tip, search_chain1, search_chain2, table,
 };
 
 /// Equal after rounding to 4 decimals (the thesis's print), up to float noise.
@@ -260,6 +260,36 @@ fn the_thesis_misprints_are_misprints() {
         let fixed = chain2(t3, 1.0).unwrap();
         assert!(theta_close(fixed.theta1_deg, th1) && rounds_to(fixed.xd, xd) && rounds_to(fixed.caster_height, zc));
     }
+}
+
+/// Where the text (Tables 3.4, 3.7 and §3.1.5.2) and the appendix code disagree, only the
+/// code prints the thesis's tables.
+#[test]
+fn the_code_not_the_text_prints_the_tables() {
+    let Conditions::Chain1(mut c1) = PoseSearch::ForwardHighPose1.conditions() else {
+        panic!("3.5 is a chain-1 search");
+    };
+    // The text's z_v < 0.0075 gives the same 11 rows as the code's z_v < 0.01 …
+    c1.tip_z = Interval::open(0.005, 0.0075);
+    assert_eq!(search_chain1(&c1).len(), 11);
+    // … but its α1 range −90…90 adds 219 rows.
+    c1.tip_z = Interval::open(0.005, 0.01);
+    c1.alpha1_deg = -90..=90;
+    assert_eq!(search_chain1(&c1).len(), 11 + 219);
+
+    let Conditions::Chain2(mut c2) = PoseSearch::BackwardHighPose2.conditions() else {
+        panic!("3.8 is a chain-2 search");
+    };
+    let code = c2.clone();
+    // The text's "xd > 0.045 and z_bc < 0.005" gives 391 rows, not 19.
+    c2.wheel_x = Interval::open(f64::NEG_INFINITY, 0.127);
+    c2.caster_z = Interval::open(f64::NEG_INFINITY, 0.005);
+    assert_eq!(search_chain2(&c2).len(), 391);
+    // Table 3.7's ranges up to ±120 add rows (θ3 = 91…93) to Table 3.8.
+    let mut wide = code;
+    wide.theta3_deg = -120..=120;
+    wide.theta4_deg = -120..=120;
+    assert_eq!(search_chain2(&wide).len(), 19 + 12);
 }
 
 /// Chain-1 test vectors of spec §2.6: (α1, α2) → (x_v, z_v, xd).
