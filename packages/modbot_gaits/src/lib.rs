@@ -12,6 +12,7 @@ pub mod pose_sequence;
 pub mod predict;
 pub mod serpenoid;
 pub mod shape;
+pub mod wheelfoot_kinematics;
 
 pub use chain::{Chain, ChainPose, JointKind};
 pub use config::{GaitLibrary, Preset, Selection, Transition};
