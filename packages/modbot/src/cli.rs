@@ -32,6 +32,13 @@ pub enum Command {
     Sweep(crate::sweep_cmd::SweepArgs),
     /// Benchmarks; `modbot bench sim` measures the embedded simulator's speed.
     Bench(crate::bench_cmd::BenchArgs),
+    /// Regenerate the wheel-foot module's pose-search tables (seed-000 Tables 3.5, 3.6,
+    /// 3.8–3.11) from their conditions: `modbot pose-search all` or `modbot pose-search 3.8`.
+    PoseSearch {
+        /// A table (3.5, 3.6, 3.8, 3.9, 3.10, 3.11, or its name) or `all`.
+        #[arg(default_value = "all")]
+        table: String,
+    },
     /// MoleMOD reconfiguration planning.
     Molemod(crate::molemod_cmd::MolemodArgs),
     /// Plan: a strategic plan for a scenario (`modbot plan scenario.yaml --goal x,y`), or
@@ -69,6 +76,7 @@ pub fn run(cli: Cli) -> Result<()> {
         )
         .into()),
         Command::Bench(args) => crate::bench_cmd::run(&args),
+        Command::PoseSearch { table } => pose_search(&table),
         Command::Molemod(args) => crate::molemod_cmd::run(&args),
         Command::Plan(args) => crate::plan_cmd::run(&args),
         #[cfg(feature = "ros")]
@@ -79,4 +87,21 @@ pub fn run(cli: Cli) -> Result<()> {
             _ => Err(anyhow::anyhow!("{exec} stopped with an error")),
         },
     }
+}
+
+/// Prints the pose-search tables the thesis printed, regenerated.
+fn pose_search(table: &str) -> Result<()> {
+    use modbot_gaits::wheelfoot_kinematics::{PoseSearch, format_table};
+    let searches: Vec<PoseSearch> = if table == "all" {
+        PoseSearch::ALL.to_vec()
+    } else {
+        vec![table.parse().map_err(|e| crate::common::BadInput(format!("{e}")))?]
+    };
+    for (i, s) in searches.into_iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        print!("{}", format_table(s));
+    }
+    Ok(())
 }
