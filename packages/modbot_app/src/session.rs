@@ -44,16 +44,19 @@ pub enum Refusal {
     Length(String),
     /// A value that is not a finite number.
     NotFinite(String),
+    /// A speed above the joint's limit.
+    Range(String),
     /// Anything else the simulator refused.
     Other(String),
 }
 
 impl Refusal {
-    /// A short name of the kind: `length`, `not_finite`, `other`.
+    /// A short name of the kind: `length`, `not_finite`, `range`, `other`.
     pub fn kind(&self) -> &'static str {
         match self {
             Refusal::Length(_) => "length",
             Refusal::NotFinite(_) => "not_finite",
+            Refusal::Range(_) => "range",
             Refusal::Other(_) => "other",
         }
     }
@@ -62,7 +65,7 @@ impl Refusal {
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Refusal::Length(m) | Refusal::NotFinite(m) | Refusal::Other(m) => f.write_str(m),
+            Refusal::Length(m) | Refusal::NotFinite(m) | Refusal::Range(m) | Refusal::Other(m) => f.write_str(m),
         }
     }
 }
@@ -141,6 +144,18 @@ impl SimSession {
                 data[i]
             )));
         }
+        if interface == Interface::Velocity {
+            let limits = self.sim.drives().iter().map(|d| d.max_speed()).collect::<Vec<_>>();
+            for (&k, &v) in joints.iter().zip(data) {
+                if v.abs() > limits[k] * (1.0 + 1e-9) {
+                    let name = &self.sim.joint_names()[k];
+                    return Err(Refusal::Range(format!(
+                        "joint {name} = {v} rad/s: above its speed limit {:.4} rad/s",
+                        limits[k]
+                    )));
+                }
+            }
+        }
         let mut next = self.sim.targets().to_vec();
         for (&k, &v) in joints.iter().zip(data) {
             next[k] = v;
@@ -170,6 +185,18 @@ mod tests {
         assert_eq!(e.kind(), "not_finite");
         assert!(e.to_string().contains("joint_2 = NaN"), "{e}");
         assert_eq!(s.command(Interface::Velocity, &[1.0]).unwrap_err().kind(), "length");
+        // A wheel speed above the joint's limit (the wheel-foot module's 360°/s) is refused
+        // naming the joint; the targets stay as they were.
+        let wt = Topology::resolve("wheelfoot", &c).unwrap_or_else(|e| panic!("{e}"));
+        let mut ws = SimSession::new(wt, &w, SimSettings::for_scenario(&w), 0).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ws.interface_joints(Interface::Velocity), [0]);
+        let before = ws.sim.targets().to_vec();
+        let e = ws.command(Interface::Velocity, &[7.0]).unwrap_err();
+        assert_eq!(e.kind(), "range");
+        assert!(e.to_string().contains("m1_front_joint"), "{e}");
+        assert_eq!(ws.sim.targets(), &before[..]);
+        ws.command(Interface::Velocity, &[6.0])
+            .unwrap_or_else(|e| panic!("{e}"));
         s.command(Interface::Position, &[0.3, 0.3, 0.3])
             .unwrap_or_else(|e| panic!("{e}"));
         for _ in 0..300 {

@@ -250,11 +250,16 @@ impl LinkTree {
     /// this tree was built from) in the base frame with the joints at zero; its x extent is
     /// a chain's body length.
     pub fn bounds_at_zero(&self, t: &Topology) -> (Vector3<f64>, Vector3<f64>) {
+        self.bounds_at(t, &vec![0.0; self.joint_count])
+            .unwrap_or((Vector3::repeat(f64::INFINITY), Vector3::repeat(f64::NEG_INFINITY)))
+    }
+
+    /// Bounding box (min, max corners) of every collision shape of robot `t` in the base
+    /// frame with the joints at `q` (command order): a pose's height and clearance.
+    pub fn bounds_at(&self, t: &Topology, q: &[f64]) -> Result<(Vector3<f64>, Vector3<f64>)> {
         let mut lo = Vector3::repeat(f64::INFINITY);
         let mut hi = Vector3::repeat(f64::NEG_INFINITY);
-        let Ok(poses) = self.forward(&vec![0.0; self.joint_count], &Isometry3::identity()) else {
-            return (lo, hi);
-        };
+        let poses = self.forward(q, &Isometry3::identity())?;
         for (l, frame) in self.links.iter().zip(self.link_frames(&poses)) {
             for s in t.kind_of(l.module).links[l.link].shapes.iter().filter(|s| s.collision) {
                 let (a, b) = s.geometry().bounds_in(&(frame * s.pose()));
@@ -262,7 +267,7 @@ impl LinkTree {
                 hi = hi.sup(&b);
             }
         }
-        (lo, hi)
+        Ok((lo, hi))
     }
 
     /// World pose of each link's own (kind) frame from tree-frame poses.

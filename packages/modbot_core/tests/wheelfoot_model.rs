@@ -242,3 +242,57 @@ fn quadruped_and_wheeled_geometry() {
             .all(|j| matches!(j.def.actuator, Actuator::Position(_)))
     );
 }
+
+/// Height of the wheeled vehicle standing on its wheels in a pose: (top above the ground,
+/// body underside above the ground), from the collision shapes.
+fn wheeled_height(body: (f64, f64), wheels: (f64, f64)) -> (f64, f64) {
+    let t = robot("wheeled");
+    let names = t.joint_names();
+    let mut q = vec![0.0; names.len()];
+    for (i, n) in names.iter().enumerate() {
+        let role: usize = n[4..5].parse().unwrap_or(0);
+        let (a, b) = if role <= 2 { body } else { wheels };
+        if n.ends_with("back_joint1") {
+            q[i] = a.to_radians();
+        } else if n.ends_with("back_joint2") {
+            q[i] = b.to_radians();
+        }
+    }
+    let tree = LinkTree::new(&t);
+    let (lo, hi) = tree.bounds_at(&t, &q).unwrap_or_else(|e| panic!("{e}"));
+    // The lowest points are the wheels' (they stand on the ground); the body modules' lowest
+    // point is their wheel or caster.
+    let poses = tree
+        .forward(&q, &Isometry3::identity())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let frames = tree.link_frames(&poses);
+    let mut body_low = f64::INFINITY;
+    for (l, f) in tree.links.iter().zip(&frames) {
+        if l.module <= 1 {
+            for s in t.kind_of(l.module).links[l.link].shapes.iter().filter(|s| s.collision) {
+                body_low = body_low.min(s.geometry().bounds_in(&(f * s.pose())).0.z);
+            }
+        }
+    }
+    (hi.z - lo.z, body_low - lo.z)
+}
+
+#[test]
+fn the_low_pose_lowers_the_wheeled_vehicle() {
+    // §3.3 normal pose: body (−90, 90), wheels (−75, 90). §4.2 low pose: body (0, 0) and the
+    // wheels at the Lua values (30, 0) or Table 3.32's (0, 30) (decision 0024).
+    let normal = wheeled_height((-90.0, 90.0), (-75.0, 90.0));
+    let low_lua = wheeled_height((0.0, 0.0), (30.0, 0.0));
+    let low_table = wheeled_height((0.0, 0.0), (0.0, 30.0));
+    eprintln!(
+        "wheeled height / body clearance: normal {normal:?}, low (Lua) {low_lua:?}, low (Table 3.32) {low_table:?}"
+    );
+    // The spec's FK: the Lua pose lowers the attachment ≈ 29 mm more than the normal pose,
+    // the Table's only ≈ 5 mm; and the body no longer carries the raised foot junction.
+    assert!(normal.0 - low_lua.0 > 0.04, "{normal:?} {low_lua:?}");
+    assert!(low_table.0 > low_lua.0 + 0.02, "{low_table:?} {low_lua:?}");
+    assert!(
+        low_lua.1 > 0.0,
+        "the body stays off the ground in the low pose: {low_lua:?}"
+    );
+}
