@@ -15,6 +15,7 @@
 //!
 //! Where the thesis's text and code disagree, the choices are in decision record 0023.
 
+pub mod quadruped;
 pub mod single;
 
 #[cfg(test)]
