@@ -17,6 +17,7 @@
 
 pub mod quadruped;
 pub mod single;
+pub mod wheeled;
 
 #[cfg(test)]
 mod fake;
