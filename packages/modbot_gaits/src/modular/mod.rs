@@ -16,6 +16,7 @@
 //! Where the thesis's text and code disagree, the choices are in decision record 0023.
 
 pub mod quadruped;
+pub mod registry;
 pub mod single;
 pub mod wheeled;
 
@@ -27,6 +28,8 @@ use std::f64::consts::{PI, TAU};
 use nalgebra::Isometry3;
 
 use crate::controller::JointTarget;
+
+pub use registry::{ModularRobot, ParamDef, ParamKind, build, build_for, params_of};
 
 /// A module's joints in command order (the suffixes of the robot's joint names).
 pub const MODULE_JOINTS: [&str; 5] = ["front_joint", "back_joint1", "back_joint2", "cam_pan", "cam_tilt"];
