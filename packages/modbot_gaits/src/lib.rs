@@ -6,6 +6,7 @@ pub mod controller;
 pub mod error;
 pub mod generator;
 pub mod library;
+pub mod modular;
 pub mod params;
 pub mod player;
 pub mod pose_sequence;
