@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use modbot_core::Actuator;
 use modbot_core::Topology;
+use modbot_gaits::modular::{self, ModularRobot};
 use modbot_gaits::{Controller, GaitLibrary, GaitPlayer, PoseSequence};
 
 use crate::error::Result;
@@ -53,6 +55,22 @@ pub fn build_controller(
     start: &[f64],
 ) -> Result<BuiltController> {
     match spec {
+        ControllerSpec::Gait { name, params } if modular_robot(robot).is_some() => {
+            let kind = modular_robot(robot).unwrap_or(ModularRobot::Wheelfoot);
+            // `quadruped/goto` names the robot too; it must be this one.
+            let gait = match name.split_once('/') {
+                Some((r, g)) if r == kind.name() => g,
+                _ => name.as_str(),
+            };
+            let params: BTreeMap<String, f64> = params.iter().cloned().collect();
+            let controller = modular::build_for(kind, gait, &robot.joint_names(), &params)?;
+            Ok(BuiltController {
+                controller,
+                name: gait.to_string(),
+                params,
+                notes: Vec::new(),
+            })
+        }
         ControllerSpec::Gait { name, params } => {
             let built = library.build(name, robot, params)?;
             let speeds = robot.max_speeds_rad_s();
@@ -76,5 +94,26 @@ pub fn build_controller(
                 notes: Vec::new(),
             })
         }
+    }
+}
+
+/// Which of the wheel-foot robots `robot` is, if it is one: every module a `wheelfoot`, one
+/// module (the lone module) or six (the quadruped, or the wheeled vehicle when its wheels
+/// are speed driven). Their controllers are the event-driven ones of `modbot_gaits::modular`.
+pub fn modular_robot(robot: &Topology) -> Option<ModularRobot> {
+    if robot.modules.is_empty() || !robot.modules.iter().all(|m| m.kind == "wheelfoot") {
+        return None;
+    }
+    match robot.len() {
+        1 => Some(ModularRobot::Wheelfoot),
+        6 if robot
+            .joints()
+            .iter()
+            .any(|j| j.module >= 2 && matches!(j.def.actuator, Actuator::Velocity(_))) =>
+        {
+            Some(ModularRobot::Wheeled)
+        }
+        6 => Some(ModularRobot::Quadruped),
+        _ => None,
     }
 }

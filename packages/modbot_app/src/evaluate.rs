@@ -90,6 +90,10 @@ pub fn evaluate(
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<Evaluation> {
     let mut session = SimSession::new(robot.clone(), world, options.settings(world), seed)?;
+    if crate::controller::modular_robot(robot).is_some() {
+        // The wheel-foot thesis measures its reference point and the module's yaw.
+        session.sim.set_reference(modbot_sim::Reference::Base);
+    }
     let start = session.sim.joint_positions();
     let mut built = build_controller(controller, robot, &options.library, &start)?;
     let out = run_controller(

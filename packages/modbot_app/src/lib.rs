@@ -6,12 +6,14 @@ pub mod evaluate;
 pub mod gait_driver;
 pub mod load;
 pub mod session;
+pub mod skid_steer;
 pub mod sweep;
 
-pub use controller::{BuiltController, ControllerSpec, build_controller};
+pub use controller::{BuiltController, ControllerSpec, build_controller, modular_robot};
 pub use error::{AppError, Result};
 pub use evaluate::{EvalOptions, Evaluation, evaluate};
 pub use gait_driver::{GaitDriver, GaitRequest, GaitStatus};
 pub use load::{load_catalog, load_gaits, load_robot, load_world};
 pub use session::{Interface, Refusal, SimSession, perturbed_start};
+pub use skid_steer::{SkidSteerCalibration, WheeledPose, calibrate_skid_steer};
 pub use sweep::{Axis, SweepPoint, sweep};

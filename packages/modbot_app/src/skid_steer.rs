@@ -69,10 +69,14 @@ pub fn calibrate_skid_steer(
     seconds: f64,
 ) -> Result<SkidSteerCalibration> {
     if !(seconds.is_finite() && seconds > 0.0 && seconds <= 60.0) {
-        return Err(AppError::BadInput(format!("seconds = {seconds}: expected a number in (0, 60]")));
+        return Err(AppError::BadInput(format!(
+            "seconds = {seconds}: expected a number in (0, 60]"
+        )));
     }
     if !(speed_rad_s.is_finite() && speed_rad_s > 0.0) {
-        return Err(AppError::BadInput(format!("wheel speed = {speed_rad_s} rad/s: expected a number > 0")));
+        return Err(AppError::BadInput(format!(
+            "wheel speed = {speed_rad_s} rad/s: expected a number > 0"
+        )));
     }
     let topology = Topology::resolve("wheeled", catalog)?;
     let mut s = SimSession::new(topology, world, SimSettings::for_scenario(world), 0)?;
@@ -119,10 +123,12 @@ pub fn calibrate_skid_steer(
     };
     let dt = s.sim.step_size();
     // Settle into the pose with the wheels held.
-    s.command(Interface::Velocity, &vec![0.0; velocity_joints.len()]).map_err(refuse)?;
+    s.command(Interface::Velocity, &vec![0.0; velocity_joints.len()])
+        .map_err(refuse)?;
     run(&mut s, 1.5, dt, &wheels)?;
     // Straight: every wheel forward.
-    s.command(Interface::Velocity, &wheel_command(&|side| side)).map_err(refuse)?;
+    s.command(Interface::Velocity, &wheel_command(&|side| side))
+        .map_err(refuse)?;
     let start = s.sim.root_pose();
     let straight = run(&mut s, seconds, dt, &wheels)?;
     let end = s.sim.root_pose();
@@ -130,13 +136,22 @@ pub fn calibrate_skid_steer(
     let travel = straight.rim.iter().map(|x| x.abs()).sum::<f64>() / 4.0;
     let alpha = distance / travel.max(1e-12);
     // Stop, then spin: every joint at +v, i.e. left wheels forward, right wheels backward.
-    s.command(Interface::Velocity, &vec![0.0; velocity_joints.len()]).map_err(refuse)?;
+    s.command(Interface::Velocity, &vec![0.0; velocity_joints.len()])
+        .map_err(refuse)?;
     run(&mut s, 1.0, dt, &wheels)?;
-    s.command(Interface::Velocity, &wheel_command(&|_| 1.0)).map_err(refuse)?;
+    s.command(Interface::Velocity, &wheel_command(&|_| 1.0))
+        .map_err(refuse)?;
     let spin = run(&mut s, seconds, dt, &wheels)?;
-    s.command(Interface::Velocity, &vec![0.0; velocity_joints.len()]).map_err(refuse)?;
+    s.command(Interface::Velocity, &vec![0.0; velocity_joints.len()])
+        .map_err(refuse)?;
     let mean = |side: f64| {
-        spin.rim.iter().zip(SIDES).filter(|(_, (_, sd))| *sd == side).map(|(x, _)| *x).sum::<f64>() / 2.0
+        spin.rim
+            .iter()
+            .zip(SIDES)
+            .filter(|(_, (_, sd))| *sd == side)
+            .map(|(x, _)| *x)
+            .sum::<f64>()
+            / 2.0
     };
     let difference = mean(-1.0) - mean(1.0);
     let x_icr = alpha * difference / (2.0 * spin.yaw);

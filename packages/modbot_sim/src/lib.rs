@@ -15,4 +15,6 @@ pub use layout::StartPose;
 pub use measure::{Recorder, Report, Sample};
 pub use robot::{Drive, Servo, SimRobot};
 pub use run::{RunOutput, RunPlan, run_controller, run_gait};
-pub use world::{Engine, EngineSettings, NativeSettings, RapierSettings, SimSettings, Simulator, Twist};
+pub use world::{
+    Engine, EngineSettings, NativeSettings, RapierSettings, Reference, SimSettings, Simulator, Twist, heading_of,
+};

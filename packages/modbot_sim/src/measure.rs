@@ -2,6 +2,9 @@
 //! axis along x, discard the first cycles, then measure the CoM step in the initial body
 //! frame, the heading change, roll, CoM height and speed per cycle.
 
+use nalgebra::Point3;
+
+use crate::world::{Reference, heading_of};
 use serde::Serialize;
 
 use crate::error::{Result, SimError};
@@ -14,7 +17,10 @@ pub struct Sample {
     pub t: f64,
     /// Centre of mass, m.
     pub com: [f64; 3],
-    /// Heading of the tail→head vector, rad, unwrapped.
+    /// The point whose steps are measured (x, y), m: the centre of mass, or the root link's
+    /// origin ([`Reference`]).
+    pub point: [f64; 2],
+    /// Heading of the tail→head vector (or of the root link), rad, unwrapped.
     pub heading: f64,
     /// Roll of the tail module about its own axis, rad, unwrapped.
     pub roll: f64,
@@ -54,12 +60,20 @@ impl Recorder {
         let u = up - axis * up.dot(&axis);
         let roll_raw = u.dot(&side).atan2(u.dot(&reference));
         let last = self.samples.last();
-        let heading = unwrap(last.map(|s| s.heading), o.y.atan2(o.x));
-        let roll = unwrap(last.map(|s| s.roll), roll_raw);
         let c = sim.com();
+        let (raw_heading, p) = match sim.reference() {
+            Reference::Com => (o.y.atan2(o.x), c),
+            Reference::Base => {
+                let base = sim.root_pose();
+                (heading_of(&base), Point3::from(base.translation.vector))
+            }
+        };
+        let heading = unwrap(last.map(|s| s.heading), raw_heading);
+        let roll = unwrap(last.map(|s| s.roll), roll_raw);
         self.samples.push(Sample {
             t: sim.time(),
             com: [c.x, c.y, c.z],
+            point: [p.x, p.y],
             heading,
             roll,
             targets: targets.to_vec(),
@@ -94,7 +108,7 @@ impl Recorder {
         let first = &self.samples[0];
         let gamma0 = first.heading;
         let body = |s: &Sample, from: &Sample| {
-            let (dx, dy) = (s.com[0] - from.com[0], s.com[1] - from.com[1]);
+            let (dx, dy) = (s.point[0] - from.point[0], s.point[1] - from.point[1]);
             let (c, sn) = (gamma0.cos(), gamma0.sin());
             (c * dx + sn * dy, -sn * dx + c * dy)
         };

@@ -296,7 +296,22 @@ pub struct Simulator {
     total_mass: f64,
     steps: u64,
     time: f64,
+    reference: Reference,
 }
+
+/// What the measurement protocol follows on the first robot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reference {
+    /// The centre of mass, heading along the tail → head axis (a limbless chain: the
+    /// limbless thesis's protocol).
+    #[default]
+    Com,
+    /// The root link's origin, heading of the root link (a module's reference point: the
+    /// wheel-foot thesis measures its foot plate's lower tip and the module's yaw).
+    Base,
+}
+
+pub use modbot_gaits::modular::yaw_of as heading_of;
 
 /// rapier's collision groups give each robot a bit of its own and the world one: 31 robots.
 const RAPIER_MAX_ROBOTS: usize = 31;
@@ -449,7 +464,18 @@ impl Simulator {
             robots: infos,
             steps: 0,
             time: 0.0,
+            reference: Reference::Com,
         })
+    }
+
+    /// What the measurement protocol follows ([`Reference::Com`] unless set).
+    pub fn reference(&self) -> Reference {
+        self.reference
+    }
+
+    /// Sets what the measurement protocol follows.
+    pub fn set_reference(&mut self, reference: Reference) {
+        self.reference = reference;
     }
 
     /// Simulated time, s.

@@ -88,10 +88,18 @@ pub fn wrap_rad(a: f64) -> f64 {
     if d > PI { d - TAU } else { d }
 }
 
-/// Heading of a pose: the angle of its x axis projected on the ground plane, rad.
+/// Heading of a pose about the vertical, rad: the angle of its x axis projected on the
+/// ground plane, or of its y axis (turned back by 90°) when x points nearer up or down than
+/// y does — a lone module's foot plate, its base, is pitched up to 80° in the inchworm poses,
+/// where x's projection is short and noisy but y stays level.
 pub fn yaw_of(pose: &Isometry3<f64>) -> f64 {
     let x = pose.rotation * nalgebra::Vector3::x();
-    x.y.atan2(x.x)
+    let y = pose.rotation * nalgebra::Vector3::y();
+    if x.xy().norm() >= y.xy().norm() {
+        x.y.atan2(x.x)
+    } else {
+        (-y.x).atan2(y.y)
+    }
 }
 
 /// The turn of `target` (rad) nearest to the current position `q` of a continuous joint.
@@ -129,6 +137,10 @@ mod tests {
         assert!((wrap_rad(3.0 * PI) - PI).abs() < 1e-12);
         let pose = Isometry3::new(nalgebra::Vector3::zeros(), nalgebra::Vector3::z() * 2.0);
         assert!((yaw_of(&pose) - 2.0).abs() < 1e-12);
+        // Pitched 85° nose up then turned 30°: the heading is still 30°.
+        let pitched = nalgebra::UnitQuaternion::from_euler_angles(0.0, -85f64.to_radians(), 30f64.to_radians());
+        let pose = Isometry3::from_parts(nalgebra::Translation3::identity(), pitched);
+        assert!((yaw_of(&pose) - 30f64.to_radians()).abs() < 1e-9, "{}", yaw_of(&pose));
         assert!((nearest_turn(0.1, 4.0 * PI - 0.2) - (4.0 * PI + 0.1)).abs() < 1e-12);
     }
 }

@@ -12,7 +12,7 @@
 
 use std::f64::consts::PI;
 
-use super::{Goal, ModuleJoints, wrap_deg, yaw_of};
+use super::{Goal, ModuleJoints, wrap_deg, wrap_rad, yaw_of};
 use crate::controller::{Controller, JointTarget, Observation};
 
 /// Both foot joints must be within this of their target for a pose to count as reached, deg
@@ -279,8 +279,10 @@ impl Controller for Inchworm {
 
 /// Turns a lone module in place about its foot tip to a heading, with the heading bands and
 /// the foot press (held from the first |err| > 10° until the heading is reached, as the
-/// Lua keeps (15, 0) until it sets the rest pose). One cycle when within 1°; then the
-/// wheel stops and the foot goes to rest.
+/// Lua keeps (15, 0) until it sets the rest pose). One cycle when within 1°. A pivot by a
+/// relative angle ([`Pivot::new`], the `pivot` gait) then turns by the same angle again,
+/// so each cycle is one turn (Table 3.14's t180 for 180°); a pivot to a heading
+/// ([`Pivot::to_heading`]) stops there: the wheel stops and the foot goes to rest.
 #[derive(Debug, Clone)]
 pub struct Pivot {
     joints: ModuleJoints,
@@ -290,6 +292,10 @@ pub struct Pivot {
     heading: Option<f64>,
     pressing: bool,
     done: bool,
+    repeat: bool,
+    turns: usize,
+    /// (last raw yaw, unwrapped yaw), rad: a repeating pivot keeps turning one way.
+    yaw: Option<(f64, f64)>,
 }
 
 impl Pivot {
@@ -303,13 +309,17 @@ impl Pivot {
             heading: None,
             pressing: false,
             done: false,
+            repeat: true,
+            turns: 0,
+            yaw: None,
         }
     }
 
-    /// A pivot to an absolute heading (rad, world).
+    /// A pivot to an absolute heading (rad, world), once.
     pub fn to_heading(joints: ModuleJoints, joint_count: usize, yaw: f64, bands: HeadingBands) -> Pivot {
         Pivot {
             heading: Some(yaw),
+            repeat: false,
             ..Pivot::new(joints, joint_count, 0.0, bands)
         }
     }
@@ -331,11 +341,32 @@ impl Controller for Pivot {
 
     fn step(&mut self, _dt: f64, obs: &Observation<'_>, out: &mut [JointTarget]) {
         let offset = self.offset;
-        let heading = *self.heading.get_or_insert_with(|| yaw_of(&obs.base) + offset);
-        let err = heading_error_deg(heading, obs);
+        let raw = yaw_of(&obs.base);
+        let (last, unwrapped) = self.yaw.unwrap_or((raw, raw));
+        let now = unwrapped + wrap_rad(raw - last);
+        self.yaw = Some((raw, now));
+        let heading = *self.heading.get_or_insert_with(|| now + offset);
+        // A repeating pivot turns one way through whole turns (unwrapped error); a pivot to
+        // a heading takes the short way.
+        let error = |h: f64| {
+            if self.repeat {
+                (h - now).to_degrees()
+            } else {
+                heading_error_deg(h, obs)
+            }
+        };
+        let mut err = error(heading);
         if !self.done {
             if err.abs() < HEADING_REACHED_DEG {
-                self.done = true;
+                self.turns += 1;
+                if self.repeat {
+                    // The next turn, by the same angle from the heading just reached.
+                    self.heading = Some(heading + offset);
+                    err = error(heading + offset);
+                    self.pressing = err.abs() > GAIT_HEADING_LIMIT_DEG;
+                } else {
+                    self.done = true;
+                }
             } else if err.abs() > GAIT_HEADING_LIMIT_DEG {
                 self.pressing = true;
             }
@@ -355,7 +386,7 @@ impl Controller for Pivot {
     }
 
     fn completed_cycles(&self) -> usize {
-        usize::from(self.done)
+        self.turns
     }
 }
 
@@ -770,7 +801,7 @@ mod tests {
     }
 
     #[test]
-    fn pivot_turns_to_the_heading_and_reports_one_cycle() {
+    fn pivot_turns_by_its_angle_each_cycle() {
         let j = m1();
         let mut c = Pivot::new(j, 5, 180.0, HeadingBands::default());
         let mut plant = FakePlant::new(5);
@@ -788,8 +819,17 @@ mod tests {
         assert!(pressed, "the foot presses down for the large turn");
         let (_, _, yaw) = plant.base_xy_yaw();
         assert!(wrap_deg(yaw - 210.0).abs() < HEADING_REACHED_DEG, "{yaw}");
-        // Then the wheel stops and the foot rests.
+        // Then it turns on by another 180°: the next cycle.
         plant.tick(&mut c, 0.01);
+        assert!(plant.last[j.fj].value() != 0.0, "{:?}", plant.last[j.fj]);
+        // A pivot to a heading stops there: the wheel stops and the foot rests.
+        let mut c = Pivot::to_heading(j, 5, 90f64.to_radians(), HeadingBands::default());
+        let mut plant = FakePlant::new(5);
+        for _ in 0..3000 {
+            plant.tick(&mut c, 0.01);
+            pivot_plant(&mut plant, j.fj, 0.01);
+        }
+        assert_eq!(c.completed_cycles(), 1);
         assert_eq!(plant.last[j.fj], JointTarget::Velocity(0.0));
         assert_eq!(deg(plant.last[j.bj1]), 0.0);
     }
