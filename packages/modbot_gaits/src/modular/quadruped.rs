@@ -20,6 +20,9 @@ pub const LIFTED_DEG: [f64; 3] = [0.0, 0.0, 90.0];
 pub const STEP_TOLERANCE_DEG: f64 = 5.0;
 /// The default swing s, deg (Table 3.19; ±30 leaves room for steering).
 pub const SWING_DEG: f64 = 30.0;
+/// The sidle's swing s, deg: the thesis text's BJ2 range −30 … 90 about 30 (the code's 30
+/// gives 0 … 60 and a third of the source's measured sidle step; decision 0024).
+pub const SIDLE_SWING_DEG: f64 = 60.0;
 /// Steps in a trot or sidle cycle (Table 3.17 with the code's step 0).
 pub const STEPS: usize = 5;
 /// The leg roles in the tables' order: FR, FL, BR, BL.
@@ -359,6 +362,8 @@ pub fn decide(lat: f64, long: f64, ornt_dif_deg: f64) -> QuadGait {
         (-5.0, 0.0)
     };
     let s = SWING_DEG;
+    // The sidle swings the text's range (decision 0024): its sign is the code's s.
+    let sidle = |s: f64, fb: (f64, f64)| sidle(SIDLE_SWING_DEG.copysign(s), fb);
     if o.abs() <= 5.0 {
         return if lat.abs() > long.abs() {
             sidle(s.copysign(lat), (0.0, 0.0))
@@ -755,13 +760,13 @@ mod tests {
         let trot = |s, r, l| QuadGait::Trot { s, r, l };
         let sidle = |s, f, b| QuadGait::Sidle { s, f, b };
         // One goal per quadrant, with the goal yaw to the right (-8°) and to the left (+8°).
-        assert_eq!(decide(1.0, 1.0, -8.0), sidle(30.0, -15.0, 15.0));
+        assert_eq!(decide(1.0, 1.0, -8.0), sidle(60.0, -15.0, 15.0));
         assert_eq!(decide(1.0, 1.0, 8.0), trot(30.0, 0.0, -5.0));
         assert_eq!(decide(1.0, -1.0, -8.0), trot(-30.0, -5.0, 0.0));
-        assert_eq!(decide(1.0, -1.0, 8.0), sidle(30.0, 15.0, -15.0));
+        assert_eq!(decide(1.0, -1.0, 8.0), sidle(60.0, 15.0, -15.0));
         assert_eq!(decide(-1.0, 1.0, -8.0), trot(30.0, -5.0, 0.0));
-        assert_eq!(decide(-1.0, 1.0, 8.0), sidle(-30.0, 15.0, -15.0));
-        assert_eq!(decide(-1.0, -1.0, -8.0), sidle(-30.0, -15.0, 15.0));
+        assert_eq!(decide(-1.0, 1.0, 8.0), sidle(-60.0, 15.0, -15.0));
+        assert_eq!(decide(-1.0, -1.0, -8.0), sidle(-60.0, -15.0, 15.0));
         assert_eq!(decide(-1.0, -1.0, 8.0), trot(-30.0, 0.0, -5.0));
         // The ladders, in degrees in every quadrant (the code's first quadrant compared
         // radians and stayed at (0, -5)).
@@ -774,8 +779,8 @@ mod tests {
         assert_eq!(decide(1.0, -1.0, -17.0), trot(-30.0, -10.0, 10.0));
         assert_eq!(decide(-1.0, 1.0, -25.0), trot(30.0, -15.0, 15.0));
         // Aligned: the larger component picks the gait, steering reset to 0.
-        assert_eq!(decide(0.5, 0.2, 3.0), sidle(30.0, 0.0, 0.0));
-        assert_eq!(decide(-0.5, 0.2, -3.0), sidle(-30.0, 0.0, 0.0));
+        assert_eq!(decide(0.5, 0.2, 3.0), sidle(60.0, 0.0, 0.0));
+        assert_eq!(decide(-0.5, 0.2, -3.0), sidle(-60.0, 0.0, 0.0));
         assert_eq!(decide(0.1, -0.2, 0.0), trot(-30.0, 0.0, 0.0));
         assert_eq!(decide(0.2, 0.2, 5.0), trot(30.0, 0.0, 0.0));
     }
@@ -823,7 +828,7 @@ mod tests {
         assert_eq!(
             c.gait(),
             QuadGait::Sidle {
-                s: -30.0,
+                s: -60.0,
                 f: 15.0,
                 b: -15.0
             }

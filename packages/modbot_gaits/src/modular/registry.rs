@@ -238,11 +238,19 @@ const TROT: &[ParamDef] = &[
     SWING,
 ];
 
+// The sidle's swing is the thesis text's (BJ2 −30 … 90, s = 60), not the code's (s = 30,
+// 0 … 60): the text's range is the one whose steps match Table 3.27 (decision 0024).
 const SIDLE: &[ParamDef] = &[
     DIRECTION,
     real("f", Some(0.0), -STEER, STEER, "front-leg steering f, deg (Table 3.22)"),
     real("b", Some(0.0), -STEER, STEER, "back-leg steering b, deg"),
-    SWING,
+    real(
+        "swing_deg",
+        Some(60.0),
+        0.0,
+        60.0,
+        "swing s, deg (text: 60, BJ2 −30…90; code: 30)",
+    ),
 ];
 
 const PASS_OVER: &[ParamDef] = &[ParamDef {
@@ -413,7 +421,7 @@ pub fn recognise(joint_names: &[String]) -> Result<(&'static [ModularRobot], Vec
 /// | wheelfoot | `goto` | `x`, `y` (required), `yaw_deg` (0), `step_*_m`, `cycle_*_s`, `t180_s`, `forced_direction` (0), turn speeds |
 /// | quadruped | `stand` | – |
 /// | quadruped | `trot` | `direction` (±1), `r`, `l` (0), `swing_deg` (30) |
-/// | quadruped | `sidle` | `direction` (±1), `f`, `b` (0), `swing_deg` (30) |
+/// | quadruped | `sidle` | `direction` (±1), `f`, `b` (0), `swing_deg` (60) |
 /// | quadruped | `pass_over` | `cycles` (2) |
 /// | quadruped | `goto` | `x`, `y`, `yaw_deg` (0), `stop_distance_m` (0.1) |
 /// | wheeled | `stand` | – |
