@@ -272,3 +272,83 @@ fn skid_steer_calibration_gives_a_slip_factor_and_an_icr_outside_the_wheels() {
     );
     assert!(c.spin_angle_rad < 0.0, "all wheels +v turn the vehicle right");
 }
+
+/// A configuration's line of `config/capabilities.yaml`: (speed, height, extra speed).
+fn capability(name: &str, key: &str) -> f64 {
+    let text = std::fs::read_to_string(root().join("config/capabilities.yaml")).unwrap();
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
+    let mut at = &v["configurations"][name];
+    for k in key.split('.') {
+        at = &at[k];
+    }
+    at.as_f64().unwrap_or_else(|| panic!("capabilities.yaml: {name}.{key}"))
+}
+
+/// Height of a robot standing in `pose` (joint name suffix → deg, per module role filter).
+fn height(robot: &str, q_deg: &dyn Fn(&str) -> f64) -> f64 {
+    use modbot_core::LinkTree;
+    let t = load_robot(robot, &ModuleCatalog::builtin()).unwrap();
+    let q: Vec<f64> = t.joint_names().iter().map(|n| q_deg(n).to_radians()).collect();
+    let (lo, hi) = LinkTree::new(&t).bounds_at(&t, &q).unwrap();
+    hi.z - lo.z
+}
+
+#[test]
+fn the_planners_capabilities_are_what_the_simulator_measures() {
+    // The deliberative planner's speeds for the wheel-foot configurations are the
+    // simulator's at μ = 1.0 (within 5 %): the forward high inchworm, the trot, the
+    // pass-over, the wheeled drive and the low-pose drive.
+    let w = terrain(1.0);
+    let single = run("wheelfoot", "inchworm_fwd_high", &[], &w, 2, 4).report.speed_m_s;
+    let trot = run("quadruped", "trot", &[], &w, 2, 4).report.speed_m_s;
+    let over = run("quadruped", "pass_over", &[], &world("wheelfoot_ground_obstacle"), 0, 2)
+        .report
+        .speed_m_s;
+    let drive = run("wheeled", "drive", &[], &w, 1, 3).report.speed_m_s;
+    let low = run("wheeled", "low_pose", &[], &w, 1, 3).report.speed_m_s;
+    for (name, key, got) in [
+        ("single_module", "speed_m_s", single),
+        ("quadruped", "speed_m_s", trot),
+        ("quadruped", "pass_over.speed_m_s", over),
+        ("wheeled", "speed_m_s", drive),
+        ("wheeled", "pass_under.speed_m_s", low),
+    ] {
+        let want = capability(name, key);
+        eprintln!("{name}.{key}: measured {got:.4} m/s, capabilities.yaml {want}");
+        assert!(
+            rel(want, got).abs() < 0.05,
+            "{name}.{key} = {want}, the simulator measures {got:.4}"
+        );
+    }
+    // Heights: the wheeled vehicle's normal and low poses, the quadruped's stance.
+    let role = |n: &str| n.get(4..5).and_then(|c| c.parse::<u32>().ok()).unwrap_or(0);
+    let pose = |body: (f64, f64), limb: (f64, f64)| {
+        move |n: &str| {
+            let (a, b) = if role(n) <= 2 { body } else { limb };
+            if n.ends_with("back_joint1") {
+                a
+            } else if n.ends_with("back_joint2") {
+                b
+            } else {
+                0.0
+            }
+        }
+    };
+    let wheeled = height("wheeled", &pose((-90.0, 90.0), (-75.0, 90.0)));
+    let wheeled_low = height("wheeled", &pose((0.0, 0.0), (30.0, 0.0)));
+    let quadruped = height("quadruped", &pose((-90.0, 90.0), (60.0, 30.0)));
+    let single = height("wheelfoot", &|_: &str| 0.0);
+    for (name, key, got) in [
+        ("wheeled", "height_m", wheeled),
+        ("wheeled", "pass_under.height_m", wheeled_low),
+        ("quadruped", "height_m", quadruped),
+        ("single_module", "height_m", single),
+    ] {
+        let want = capability(name, key);
+        eprintln!("{name}.{key}: model {got:.4} m, capabilities.yaml {want}");
+        assert!(
+            (want - got).abs() < 0.002,
+            "{name}.{key} = {want}, the model is {got:.4} m tall"
+        );
+    }
+}

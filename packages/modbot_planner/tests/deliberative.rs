@@ -80,12 +80,14 @@ fn rough_ground_slows_the_plan() {
 #[test]
 fn the_only_way_through_is_chosen() {
     let caps = Capabilities::builtin();
-    // A bar only the wheeled low pose passes under.
+    // A bar that of the assembled configurations only the wheeled low pose passes under
+    // (0.112 m tall; the quadruped stands 0.161 m). A lone module (0.077 m) would pass too,
+    // so the quadruped and the wheeled vehicle are the choices here.
     let s = corridor(
-        "  - {name: bar, kind: lath, position_m: [1.5, 0], size_m: [0.04, 0.6, 0.02], clearance_m: 0.11}\n",
+        "  - {name: bar, kind: lath, position_m: [1.5, 0], size_m: [0.04, 0.6, 0.02], clearance_m: 0.12}\n",
         0.6,
     );
-    let p = plan(&s, &caps, &SELF_MOBILE, "single_module", 0.05).unwrap();
+    let p = plan(&s, &caps, &["quadruped", "wheeled"], "quadruped", 0.05).unwrap();
     assert!(
         p.configurations.contains(&"wheeled".to_string()),
         "{:?}",
@@ -132,7 +134,7 @@ fn the_only_way_through_is_chosen() {
 
 #[test]
 fn capability_files_are_checked() {
-    let text = modbot_planner::capabilities::BUILTIN_CAPABILITIES_YAML.replace("speed_m_s: 0.03\n", "speed_m_s: -1\n");
+    let text = modbot_planner::capabilities::BUILTIN_CAPABILITIES_YAML.replacen("speed_m_s: 0.095", "speed_m_s: -1", 1);
     let e = Capabilities::from_yaml(&text, "caps.yaml").unwrap_err().to_string();
     assert!(e.contains("caps.yaml") && e.contains("quadruped.speed_m_s"), "{e}");
     let e = Capabilities::from_yaml("reconfigure_s: 1\nconfigurations: {}\nwarp: 9\n", "caps.yaml")
