@@ -39,6 +39,9 @@ pub enum Command {
         #[arg(default_value = "all")]
         table: String,
     },
+    /// Calibrate a model on the embedded simulator: `modbot calibrate skid-steer` measures the
+    /// wheeled vehicle's slip factor α and ICR offset x_ICR (seed-000 §3.3).
+    Calibrate(crate::calibrate_cmd::CalibrateArgs),
     /// MoleMOD reconfiguration planning.
     Molemod(crate::molemod_cmd::MolemodArgs),
     /// Plan: a strategic plan for a scenario (`modbot plan scenario.yaml --goal x,y`), or
@@ -77,6 +80,7 @@ pub fn run(cli: Cli) -> Result<()> {
         .into()),
         Command::Bench(args) => crate::bench_cmd::run(&args),
         Command::PoseSearch { table } => pose_search(&table),
+        Command::Calibrate(args) => crate::calibrate_cmd::run(&args),
         Command::Molemod(args) => crate::molemod_cmd::run(&args),
         Command::Plan(args) => crate::plan_cmd::run(&args),
         #[cfg(feature = "ros")]

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
+use modbot_gaits::modular::{ModularRobot, params_of};
 use serde_json::json;
 
 use crate::common::{ConfigArgs, emit};
@@ -86,6 +87,20 @@ pub fn run(config: &ConfigArgs, as_json: bool) -> Result<()> {
             p.robot.as_deref().unwrap_or("-"),
             p.description
         )?;
+    }
+    writeln!(
+        text,
+        "\nWheel-foot robots' controllers (event driven; --robot wheelfoot, quadruped, wheeled; key, range, default):"
+    )?;
+    for robot in ModularRobot::ALL {
+        for gait in robot.gaits() {
+            writeln!(text, "\n{gait}  [{}]", robot.name())?;
+            for p in params_of(robot, gait).unwrap_or(&[]) {
+                let default = p.default.map(fmt_num).unwrap_or_else(|| "required".into());
+                let range = format!("[{}, {}]", fmt_num(p.min), fmt_num(p.max));
+                writeln!(text, "   {:<24} {:<14} default {:<8} {}", p.key, range, default, p.doc)?;
+            }
+        }
     }
     emit(&text)
 }

@@ -3,6 +3,7 @@
 mod bench_cmd;
 #[cfg(feature = "ros")]
 mod bench_ros;
+mod calibrate_cmd;
 mod cli;
 mod common;
 mod export_cmd;

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use modbot_app::{ControllerSpec, EvalOptions, evaluate, load_robot, load_world};
+use modbot_app::{ControllerSpec, EvalOptions, evaluate, load_robot, load_world_for};
 use modbot_sim::{Engine, Report, RunPlan};
 use serde_json::json;
 
@@ -42,7 +42,8 @@ pub struct RunArgs {
     /// Cycles discarded before measuring (the source discards 2).
     #[arg(long, default_value_t = 2)]
     pub warmup: usize,
-    /// World: a scenario .yaml (or the generated .sdf beside it); default flat ground, μ = 0.2.
+    /// World: a scenario .yaml (or the generated .sdf beside it); default flat ground, μ = 0.2
+    /// (the wheel-foot robots: worlds/wheelfoot_mu1.yaml, terrain μ = 1.0 multiplied).
     #[arg(long, value_name = "FILE")]
     pub world: Option<PathBuf>,
     /// Run folder (default runs/<robot>_<gait>).
@@ -78,8 +79,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     let catalog = args.config.catalog()?;
     let library = args.config.library()?;
-    let world = load_world(args.world.as_deref())?;
     let robot = load_robot(&args.robot, &catalog)?;
+    let world = load_world_for(args.world.as_deref(), &robot)?;
     let controller = match &args.poses {
         Some(path) => {
             if !args.set.is_empty() {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use modbot_app::{Axis, EvalOptions, load_robot, load_world, sweep};
+use modbot_app::{Axis, EvalOptions, load_robot, load_world_for, sweep};
 use modbot_sim::{Engine, RunPlan};
 
 use crate::common::{BadInput, ConfigArgs, emit, parse_set};
@@ -64,8 +64,8 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     }
     let catalog = args.config.catalog()?;
     let library = args.config.library()?;
-    let world = load_world(args.world.as_deref())?;
     let robot = load_robot(&args.robot, &catalog)?;
+    let world = load_world_for(args.world.as_deref(), &robot)?;
     let (x, y) = (&args.x, &args.y);
     let options = EvalOptions {
         library,

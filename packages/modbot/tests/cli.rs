@@ -622,3 +622,81 @@ fn bad_robot_files_are_refused_by_name() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("cube"), "{}", stderr(&o));
 }
+
+/// The wheel-foot robots run by name with their gaits and the same report; their bad input
+/// is refused naming it: a robot file joining ports the module does not have, a pose file
+/// naming a joint the robot does not have, a wheel speed above the joint's limit, a gait of
+/// another robot.
+#[test]
+fn wheelfoot_robots_run_by_name_and_refuse_bad_input() {
+    let s = run_summary("quadruped", &["--gait", "trot"], "quadruped_trot");
+    assert_eq!(s["controller"], "trot");
+    assert!(s["report"]["step_x_m"].as_f64().unwrap() > 0.05, "{s}");
+    let s = run_summary("wheeled", &["--gait", "spin"], "wheeled_spin");
+    assert!(s["report"]["heading_change_deg"].as_f64().unwrap().abs() > 20.0, "{s}");
+    let s = run_summary("wheelfoot", &["--gait", "inchworm_bwd_low"], "wheelfoot_bwd");
+    assert!(s["report"]["step_x_m"].as_f64().unwrap() < -0.005, "{s}");
+
+    let path = scratch("bad_quadruped.yaml");
+    std::fs::write(
+        &path,
+        "name: bad\nmodules:\n  - {name: role1, kind: wheelfoot}\n  - {name: role2, kind: wheelfoot}\nconnections:\n  - {from: role1.BF, to: role2.BX}\n",
+    )
+    .unwrap();
+    let o = modbot(&["run", "--robot", path.to_str().unwrap(), "--gait", "trot", "--quiet"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("BX") && stderr(&o).contains("bad_quadruped.yaml"),
+        "{}",
+        stderr(&o)
+    );
+
+    let poses = scratch("wheelfoot_poses.yaml");
+    std::fs::write(
+        &poses,
+        "name: p\nposes:\n  - {name: a, targets: {m1_back_joint1: {position_deg: 10}}}\n  - {name: b, targets: {m1_back_joint3: {position_deg: 0}}}\n",
+    )
+    .unwrap();
+    let o = modbot(&[
+        "run",
+        "--robot",
+        "wheelfoot",
+        "--poses",
+        poses.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("m1_back_joint3"), "{}", stderr(&o));
+
+    let o = modbot(&[
+        "run",
+        "--robot",
+        "wheeled",
+        "--gait",
+        "drive",
+        "--set",
+        "speed_deg_s=400",
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("speed_deg_s") && stderr(&o).contains("360"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = modbot(&["run", "--robot", "wheelfoot", "--gait", "trot", "--quiet"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("inchworm_fwd_high"), "{}", stderr(&o));
+
+    // The pose-search tables and the skid-steer calibration print.
+    let o = modbot(&["pose-search", "3.5"]);
+    assert!(o.status.success() && stdout(&o).contains("-0.0978"), "{}", stdout(&o));
+    let o = modbot(&["calibrate", "skid-steer", "--seconds", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("alpha") && stdout(&o).contains("x_ICR"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -13,7 +13,7 @@ pub use controller::{BuiltController, ControllerSpec, build_controller, modular_
 pub use error::{AppError, Result};
 pub use evaluate::{EvalOptions, Evaluation, evaluate};
 pub use gait_driver::{GaitDriver, GaitRequest, GaitStatus};
-pub use load::{load_catalog, load_gaits, load_robot, load_world};
+pub use load::{load_catalog, load_gaits, load_robot, load_world, load_world_for};
 pub use session::{Interface, Refusal, SimSession, perturbed_start};
 pub use skid_steer::{SkidSteerCalibration, WheeledPose, calibrate_skid_steer};
 pub use sweep::{Axis, SweepPoint, sweep};

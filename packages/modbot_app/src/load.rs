@@ -29,6 +29,22 @@ pub fn load_robot(robot: &str, catalog: &ModuleCatalog) -> Result<Topology> {
     Ok(Topology::resolve(robot, catalog)?)
 }
 
+/// The wheel-foot thesis's terrain (`worlds/wheelfoot_mu1.yaml`): flat, μ = 1.0, multiplied.
+pub const WHEELFOOT_WORLD_YAML: &str = include_str!("../../../worlds/wheelfoot_mu1.yaml");
+
+/// A world for `robot`: the file at `path`, or without one the default world of the robot's
+/// kind: the wheel-foot thesis's terrain for the wheel-foot robots (their plate and wheel
+/// frictions mean something only where the terrain's multiplies them), else flat ground
+/// with μ = 0.2 (the limbless thesis's).
+pub fn load_world_for(path: Option<&Path>, robot: &Topology) -> Result<Scenario> {
+    match path {
+        None if crate::controller::modular_robot(robot).is_some() => {
+            Ok(Scenario::from_yaml(WHEELFOOT_WORLD_YAML, "worlds/wheelfoot_mu1.yaml")?)
+        }
+        _ => load_world(path),
+    }
+}
+
 /// A world: a scenario `.yaml`/`.yml`, or the scenario beside a generated `.sdf`; without
 /// one, flat ground with μ = 0.2.
 pub fn load_world(path: Option<&Path>) -> Result<Scenario> {
