@@ -52,7 +52,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         WheeledPose::Normal
     };
     let c = calibrate_skid_steer(&catalog, &world, pose, args.speed_deg_s.to_radians(), args.seconds)?;
-    emit(&format!(
+    emit(format!(
         "skid-steer calibration of `wheeled` ({} pose) in `{}`, wheels at {:.0} deg/s for {} s each\n\
          straight run   distance {:.4} m, mean rim travel {:.4} m\n\
          spin           turned {:+.2} deg, rim travel right − left {:+.4} m\n\

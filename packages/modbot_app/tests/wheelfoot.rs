@@ -61,8 +61,11 @@ fn show(what: &str, got: f64, want: f64) {
     );
 }
 
-/// Tables 3.12 and 3.13 at μ = 1.0 and 0.2: (gait, d m/cycle, t s/cycle).
-const INCHWORM: [(f64, [(&str, f64, f64); 4]); 2] = [
+/// A gait's row: (gait, d m/cycle, t s/cycle).
+type Row = (&'static str, f64, f64);
+
+/// Tables 3.12 and 3.13 at μ = 1.0 and 0.2.
+const INCHWORM: [(f64, [Row; 4]); 2] = [
     (
         1.0,
         [

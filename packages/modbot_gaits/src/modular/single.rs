@@ -345,7 +345,7 @@ impl Controller for Pivot {
         let (last, unwrapped) = self.yaw.unwrap_or((raw, raw));
         let now = unwrapped + wrap_rad(raw - last);
         self.yaw = Some((raw, now));
-        let heading = *self.heading.get_or_insert_with(|| now + offset);
+        let heading = *self.heading.get_or_insert(now + offset);
         // A repeating pivot turns one way through whole turns (unwrapped error); a pivot to
         // a heading takes the short way.
         let error = |h: f64| {
