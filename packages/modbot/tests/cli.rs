@@ -331,7 +331,7 @@ fn rapier_engine_and_bench() {
         Some("engine,robot,gait,step_ms,simulated_s,wall_s,real_time_factor,steps_per_s")
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert_eq!(rows.len(), 4, "{csv}");
+    assert_eq!(rows.len(), 8, "{csv}");
     for r in &rows {
         assert_eq!(r[0], "native");
         let steps_per_s: f64 = r[7].parse().unwrap();
