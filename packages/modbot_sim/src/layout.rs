@@ -26,6 +26,8 @@ pub(crate) struct BodyCollider {
     pub local: Isometry3<f64>,
     /// Coulomb friction of its surface (its link's, else its robot's).
     pub friction: f64,
+    /// Its URDF link (index in [`Layout::link_body`]).
+    pub link: usize,
 }
 
 /// One rigid body: URDF links joined by fixed joints.
@@ -232,7 +234,13 @@ impl Layout {
                     }
                 }
             }
-            layout.bodies.extend(bodies);
+            let l0 = layout.link_body.len();
+            layout.bodies.extend(bodies.into_iter().map(|mut b| {
+                for c in &mut b.colliders {
+                    c.link += l0;
+                }
+                b
+            }));
             layout.joints.extend(joints.into_iter().map(|mut j| {
                 j.parent += b0;
                 j.child += b0;
@@ -372,6 +380,7 @@ impl Layout {
                         half_box,
                         local,
                         friction: robot.link_friction.get(&link.name).copied().unwrap_or(robot.friction),
+                        link: l,
                     });
                 }
             }

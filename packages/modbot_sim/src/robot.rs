@@ -81,6 +81,8 @@ pub struct SimRobot {
     pub friction: f64,
     /// Links whose surface has its own friction (URDF link name → coefficient).
     pub link_friction: BTreeMap<String, f64>,
+    /// Force sensors: (name, the link whose contact force it reads: the fixed joint's child).
+    pub force_sensors: Vec<(String, String)>,
 }
 
 /// The index of `joint` among `names`, or an error listing the names.
@@ -128,6 +130,13 @@ impl SimRobot {
                     robot.link_friction.insert(topology.link_name(m, l), mu);
                 }
             }
+            for f in kind.fixed_joints.iter().filter(|f| f.force_sensor) {
+                let child = kind.link_index(&f.child).unwrap_or(0);
+                robot.force_sensors.push((
+                    format!("{}_{}", topology.modules[m].name, f.name),
+                    topology.link_name(m, child),
+                ));
+            }
         }
         Ok(robot)
     }
@@ -160,8 +169,10 @@ impl SimRobot {
         let i = joint_index(&self.joint_names, joint)?;
         self.drives[i] = drive;
         let link_friction = std::mem::take(&mut self.link_friction);
+        let force_sensors = std::mem::take(&mut self.force_sensors);
         let mut robot = Self::new(self.model, self.joint_names, self.drives, self.friction)?;
         robot.link_friction = link_friction;
+        robot.force_sensors = force_sensors;
         Ok(robot)
     }
 
@@ -229,6 +240,7 @@ impl SimRobot {
             drives,
             friction,
             link_friction: BTreeMap::new(),
+            force_sensors: Vec::new(),
         })
     }
 }

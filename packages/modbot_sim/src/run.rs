@@ -1,7 +1,5 @@
 //! Running a controller on the simulator, closed loop, with the measurement protocol.
 
-use std::collections::BTreeMap;
-
 use modbot_gaits::{Controller, Gait, GaitPlayer, JointTarget, Observation, Transition};
 
 use crate::error::{Result, SimError};
@@ -90,7 +88,7 @@ pub fn run_controller(
     let drives = sim.drives();
     let mut targets = vec![JointTarget::Position(0.0); n];
     let mut values = vec![0.0; n];
-    let sensors = BTreeMap::new();
+    let mut sensors = sim.force_sensors();
     // Cycle boundaries, in simulated time since the start.
     let mut boundaries = vec![0.0];
     let ticks = match period {
@@ -98,6 +96,9 @@ pub fn run_controller(
         None => (plan.max_time_s / dt).ceil() as usize,
     };
     for _ in 0..ticks {
+        if !sensors.is_empty() {
+            sensors = sim.force_sensors();
+        }
         let obs = Observation {
             time: sim.time() - t_start,
             positions: &positions,

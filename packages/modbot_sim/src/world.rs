@@ -2,6 +2,7 @@
 //! reduced-coordinate engine (the default) or on rapier3d multibodies (the cross-check);
 //! decision records 0012, 0018.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use modbot_core::Scenario;
@@ -270,6 +271,8 @@ struct RobotInfo {
     /// Tail point (root link origin) and head point (far end of the last link), body-local.
     tail: (usize, Point3<f64>),
     head: (usize, Point3<f64>),
+    /// Force sensors: name and the layout link they measure (the fixed joint's child).
+    force_sensors: Vec<(String, usize)>,
 }
 
 /// The simulator: one or several robots in one scenario.
@@ -435,6 +438,14 @@ impl Simulator {
                 mass: layout.bodies[span.bodies.clone()].iter().map(|b| b.mass).sum(),
                 tail: layout.point_in_body(link(model.root), Point3::origin()),
                 head: layout.point_in_body(link(last), head_local),
+                force_sensors: robot
+                    .force_sensors
+                    .iter()
+                    .filter_map(|(name, child)| {
+                        let i = model.links.iter().position(|l| &l.name == child)?;
+                        Some((name.clone(), link(i)))
+                    })
+                    .collect(),
             });
         }
         let body_names = layout
@@ -466,6 +477,31 @@ impl Simulator {
             time: 0.0,
             reference: Reference::Com,
         })
+    }
+
+    /// The first robot's force/torque sensors, by name: the force its measured link (the
+    /// sensor joint's child, e.g. the wheel-foot module's front wheel disc) receives from its
+    /// contacts in the last step, in that link's frame, N — what the joint passes on to the
+    /// sensor, neglecting the link's own weight and inertia. Empty on the rapier engine,
+    /// which keeps no per-link contact forces here.
+    pub fn force_sensors(&self) -> BTreeMap<String, Vec<f64>> {
+        let World::Native(w) = &self.world else {
+            return BTreeMap::new();
+        };
+        let forces = w.link_forces();
+        let Some(robot) = self.robots.first() else {
+            return BTreeMap::new();
+        };
+        robot
+            .force_sensors
+            .iter()
+            .map(|(name, l)| {
+                let (b, off) = self.link_body[*l];
+                let frame = self.body_pose(b) * off;
+                let f = frame.rotation.inverse() * forces[*l];
+                (name.clone(), vec![f.x, f.y, f.z])
+            })
+            .collect()
     }
 
     /// What the measurement protocol follows ([`Reference::Com`] unless set).

@@ -134,3 +134,78 @@ fn a_pose_sequence_drives_a_wheel_by_speed() {
     let e = PoseSequence::from_yaml(bad, "bad.yaml", &t).unwrap_err().to_string();
     assert!(e.contains("w_spin") && e.contains("velocity-driven"), "{e}");
 }
+
+/// Wraps a controller and keeps the force-sensor readings its observations carried.
+struct Probe {
+    inner: Box<dyn Controller>,
+    readings: Vec<Vec<f64>>,
+}
+
+impl Controller for Probe {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn joint_count(&self) -> usize {
+        self.inner.joint_count()
+    }
+    fn step(&mut self, dt: f64, obs: &modbot_gaits::Observation<'_>, out: &mut [modbot_gaits::JointTarget]) {
+        if let Some(r) = obs.sensors.get("m1_wheel_sensor") {
+            self.readings.push(r.clone());
+        }
+        self.inner.step(dt, obs, out);
+    }
+    fn period(&self) -> Option<f64> {
+        self.inner.period()
+    }
+    fn completed_cycles(&self) -> usize {
+        self.inner.completed_cycles()
+    }
+}
+
+/// The wheel-foot module's force sensor between its wheel discs reads the front disc's
+/// contact force in the disc's frame, through the controller's observation: its share of
+/// the module's weight, and during the forward inchworm the wheel sliding along its axis,
+/// held back at about the friction limit μ·N (μ = 0.45 × terrain 1.0, decision 0023).
+#[test]
+fn the_wheel_force_sensor_reads_the_wheels_contact() {
+    let t = Topology::resolve("wheelfoot", &ModuleCatalog::builtin()).unwrap();
+    let robot = SimRobot::from_topology(&t).unwrap();
+    let world = Scenario::from_yaml(
+        "name: w\nground: {friction: 1.0, size_m: [10, 10], friction_combine: multiply}\nphysics: {step_s: 0.001, real_time_factor: 1}\n",
+        "w",
+    )
+    .unwrap();
+    let mut sim = Simulator::new(&robot, &world, SimSettings::for_scenario(&world)).unwrap();
+    let names = t.joint_names();
+    let inner = modbot_gaits::modular::build("inchworm_fwd_high", &names, &Default::default()).unwrap();
+    let mut probe = Probe {
+        inner,
+        readings: Vec::new(),
+    };
+    let plan = RunPlan {
+        warmup_cycles: 1,
+        cycles: 2,
+        control_rate_hz: 100.0,
+        max_time_s: 20.0,
+    };
+    run_controller(&mut sim, &mut probe, plan, 0.172, &mut |_, _| {}).unwrap();
+    let r = &probe.readings;
+    assert!(r.len() > 100, "{} readings", r.len());
+    let weight = 0.29 * 9.81;
+    // The sensor turns with the wheel about its axis (x): the normal load lies in its y–z
+    // plane, the axial friction along x. Landed (the start leaves a clearance): a share of
+    // the weight.
+    let normal = |f: &Vec<f64>| f[1].hypot(f[2]);
+    let landed = r.iter().find(|f| normal(f) > 0.0).unwrap();
+    assert!(normal(landed) > 0.1 * weight && normal(landed) < weight, "{landed:?}");
+    // The forward stroke slides the wheel along its axis (+x): friction pulls it back (−x)
+    // at about μ·N (μ = 0.45; the module's pitch tilts the axis by a few degrees, which adds
+    // the normal's share); it never pushes it forward by as much.
+    let mut slid = false;
+    for f in r {
+        let n = normal(f);
+        slid |= f[0] < -0.8 * 0.45 * n && n > 0.1;
+        assert!(f[0] < 0.3 * 0.45 * n + 1e-3, "{f:?}: friction pushes the wheel forward");
+    }
+    assert!(slid, "the wheel never slid along its axis at μ·N");
+}

@@ -32,6 +32,8 @@ pub(crate) struct Collider {
     pub local: Isometry3<f64>,
     /// Coulomb friction of its surface.
     pub mu: f64,
+    /// Its URDF link (layout index).
+    pub link: usize,
 }
 
 /// The corners of a box of half extents `h`, in a fixed order (slot numbers).
@@ -81,6 +83,7 @@ impl Collision {
                     half_box: c.half_box,
                     local: c.local,
                     mu: c.friction,
+                    link: c.link,
                 })
             })
             .collect();
@@ -101,6 +104,21 @@ impl Collision {
             colliders,
             manifolds: Vec::new(),
             workspace: None,
+        }
+    }
+
+    /// The force each contact of the last step put on each URDF link (world frame, N),
+    /// added into `out` (indexed by layout link).
+    pub fn link_forces(&self, rows: &Rows, dt: f64, out: &mut [Vector3<f64>]) {
+        for c in &rows.contacts {
+            let f = (c.dirs[0] * c.rows[0].lambda + c.dirs[1] * c.rows[1].lambda + c.dirs[2] * c.rows[2].lambda) / dt;
+            let [a, b] = c.colliders;
+            if let Some(col) = self.colliders.get(a) {
+                out[col.link] += f;
+            }
+            if let Some(col) = self.colliders.get(b) {
+                out[col.link] -= f;
+            }
         }
     }
 
@@ -137,13 +155,14 @@ impl Collision {
                             ground_mu,
                             ci * 8 + k,
                         );
+                        rows.tag_last(ci, None);
                     }
                 }
             } else {
                 let ground = self.ground.clone();
                 self.manifold_contacts(
                     (model, kin, minv, params, rows),
-                    ci,
+                    (ci, None),
                     ground.as_ref(),
                     &Isometry3::identity(),
                     None,
@@ -165,7 +184,14 @@ impl Collision {
                     o.pose,
                     self.combine.combine(o.friction, self.colliders[ci].mu),
                 );
-                self.manifold_contacts((model, kin, minv, params, rows), ci, shape.as_ref(), &at, None, mu);
+                self.manifold_contacts(
+                    (model, kin, minv, params, rows),
+                    (ci, None),
+                    shape.as_ref(),
+                    &at,
+                    None,
+                    mu,
+                );
             }
         }
         if !self.several_trees {
@@ -182,7 +208,7 @@ impl Collision {
                 let (shape, at, body, mu) = (a.shape.clone(), self.poses[ci], a.body, a.mu.min(b.mu));
                 self.manifold_contacts(
                     (model, kin, minv, params, rows),
-                    cj,
+                    (cj, Some(ci)),
                     shape.as_ref(),
                     &at,
                     Some(body),
@@ -197,7 +223,7 @@ impl Collision {
     fn manifold_contacts(
         &mut self,
         (model, kin, minv, params, rows): (&Model, &Kinematics, &[f64], &NativeParams, &mut Rows),
-        ci: usize,
+        (ci, other_collider): (usize, Option<usize>),
         other: &dyn Shape,
         other_pose: &Isometry3<f64>,
         other_body: Option<usize>,
@@ -237,6 +263,7 @@ impl Collision {
                         mu,
                         usize::MAX,
                     );
+                    rows.tag_last(ci, other_collider);
                 }
             }
         }

@@ -77,6 +77,10 @@ pub(crate) struct Contact {
     pub mu: f64,
     /// Warm-start slot (`usize::MAX`: none).
     pub key: usize,
+    /// World directions of the three rows (normal, friction, friction).
+    pub dirs: [Vector3<f64>; 3],
+    /// The collider the normal points at and the other one (`usize::MAX`: the world).
+    pub colliders: [usize; 2],
 }
 
 /// The rows of one step and what carries over to the next (the solver's buffers).
@@ -280,6 +284,20 @@ impl Rows {
             }
             rows[i] = row;
         }
-        self.contacts.push(Contact { rows, mu, key });
+        self.contacts.push(Contact {
+            rows,
+            mu,
+            key,
+            dirs: [*normal, t1, t2],
+            colliders: [usize::MAX; 2],
+        });
+    }
+
+    /// Names the colliders of the contact just added: `ci` (the normal points at it) and
+    /// `other` (None: the world).
+    pub fn tag_last(&mut self, ci: usize, other: Option<usize>) {
+        if let Some(c) = self.contacts.last_mut() {
+            c.colliders = [ci, other.unwrap_or(usize::MAX)];
+        }
     }
 }
