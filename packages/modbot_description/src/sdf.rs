@@ -73,6 +73,8 @@ pub fn world(s: &Scenario) -> Result<String> {
         ("gz-sim-physics-system", "gz::sim::systems::Physics"),
         ("gz-sim-user-commands-system", "gz::sim::systems::UserCommands"),
         ("gz-sim-scene-broadcaster-system", "gz::sim::systems::SceneBroadcaster"),
+        // Reads the force/torque sensors of the robots' URDF (the wheel-foot module's).
+        ("gz-sim-forcetorque-system", "gz::sim::systems::ForceTorque"),
     ] {
         x.empty("plugin", &[("filename", file.into()), ("name", name.into())]);
     }

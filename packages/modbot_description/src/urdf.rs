@@ -335,5 +335,17 @@ pub fn bridge_yaml(topology: &Topology) -> String {
         "tf2_msgs/msg/TFMessage",
         "gz.msgs.Pose_V",
     ));
+    // The force/torque sensors (the wheel-foot module's, between its wheel discs).
+    for (m, module) in topology.modules.iter().enumerate() {
+        for f in topology.kind_of(m).fixed_joints.iter().filter(|f| f.force_sensor) {
+            let joint = format!("{}_{}", module.name, f.name);
+            s.push_str(&entry(
+                &format!("{joint}/wrench"),
+                &format!("/model/{name}/{joint}/wrench"),
+                "geometry_msgs/msg/Wrench",
+                "gz.msgs.Wrench",
+            ));
+        }
+    }
     s
 }
