@@ -355,3 +355,31 @@ fn the_planners_capabilities_are_what_the_simulator_measures() {
         );
     }
 }
+
+/// The position controllers on the simulator, from the start (0, 0, 0°) to a goal: the lone
+/// module (Table 3.15: least-time gait choice, final yaw within 1°), the quadruped (§6.6:
+/// trot/sidle decided once per cycle, stop within 0.1 m at a cycle's end; the standing pose
+/// then settles it a few centimetres) and the wheeled vehicle (rotate, drive, stop at 0.1 m,
+/// align the yaw within 1°).
+#[test]
+fn position_controllers_reach_their_goals() {
+    let w = terrain(1.0);
+    for (robot, (x, y, yaw), reach, yaw_tol) in [
+        ("wheelfoot", (0.3, 0.1, 90.0), 0.1, Some(1.0)),
+        ("quadruped", (0.6, 0.3, 0.0), 0.13, None),
+        ("wheeled", (0.8, -0.5, 45.0), 0.1, Some(1.0)),
+    ] {
+        let e = run(robot, "goto", &[("x", x), ("y", y), ("yaw_deg", yaw)], &w, 0, 1);
+        let end = e.samples.last().unwrap();
+        let d = (end.point[0] - x).hypot(end.point[1] - y);
+        let heading = end.heading.to_degrees();
+        eprintln!(
+            "{robot} goto ({x}, {y}, {yaw}°): ends at ({:.3}, {:.3}, {heading:.2}°), {d:.3} m off, in {:.1} s",
+            end.point[0], end.point[1], end.t
+        );
+        assert!(d < reach, "{robot}: {d:.3} m from the goal");
+        if let Some(tol) = yaw_tol {
+            assert!((heading - yaw).abs() < tol, "{robot}: heading {heading:.2}°");
+        }
+    }
+}
