@@ -182,7 +182,10 @@ fn sim_launch_trots_the_quadruped() {
         return;
     }
     let (f, l, joints) = launch_and_watch("quad1", &["robot:=quadruped", "gait:=trot"], 6.0);
-    eprintln!("launched quadruped: x {:.3} -> {:.3} m from t = {:.2} to {:.2} s", f.1, l.1, f.0, l.0);
+    eprintln!(
+        "launched quadruped: x {:.3} -> {:.3} m from t = {:.2} to {:.2} s",
+        f.1, l.1, f.0, l.0
+    );
     assert_eq!(joints, 30);
     assert!(l.0 >= 6.0, "sim time reached only {} s", l.0);
     assert!(l.1 - f.1 > 0.1, "moved {} m from t={} to t={}", l.1 - f.1, f.0, l.0);
