@@ -45,6 +45,25 @@ fn sim_launch_resolves_arguments_namespaces_and_parameters() {
             && lines[1].contains("gait:=sidewinding")
             && lines[1].contains("use_sim_time:=true")
     );
+    // A wheel-foot robot and its gait reach both nodes.
+    let o = modbot(&[
+        "launch",
+        "launch/sim.launch.yaml",
+        "--print",
+        "robot:=quadruped",
+        "gait:=trot",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].contains("node sim_node") && lines[0].contains("robot:=quadruped"),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains("node gait_node") && lines[1].contains("robot:=quadruped") && lines[1].contains("gait:=trot"),
+        "{text}"
+    );
     let o = modbot(&["launch", "launch/sim.launch.yaml", "--show-args"]);
     let text = String::from_utf8_lossy(&o.stdout);
     for a in ["robot", "world", "gait", "namespace", "rviz", "use_sim_time"] {
@@ -97,19 +116,13 @@ fn launch_refuses_what_it_cannot_run_and_says_why() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("gait_node, sim_node, planner_node, executive_node"));
 }
 
-#[test]
-fn sim_launch_walks_the_robot_on_sim_time() {
-    if modbot_ros::netns::reexec_in_netns("sim_launch_walks_the_robot_on_sim_time") {
-        return;
-    }
+/// Runs `modbot launch launch/sim.launch.yaml namespace:=NS ARGS` and watches its odometry
+/// until `sim_s` of simulated time: (first (t, x), last (t, x), joints in joint_states).
+fn launch_and_watch(ns: &str, args: &[&str], sim_s: f64) -> ((f64, f64), (f64, f64), usize) {
+    let namespace = format!("namespace:={ns}");
     let mut child = Command::new(env!("CARGO_BIN_EXE_modbot"))
-        .args([
-            "launch",
-            "launch/sim.launch.yaml",
-            "namespace:=snake1",
-            "--duration",
-            "60",
-        ])
+        .args(["launch", "launch/sim.launch.yaml", &namespace, "--duration", "60"])
+        .args(args)
         .current_dir(root())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -117,10 +130,10 @@ fn sim_launch_walks_the_robot_on_sim_time() {
         .expect("modbot launch");
     let mut probe = modbot_ros::dds::DdsTransport::plain("launch_probe").expect("probe");
     let odom = probe
-        .subscription::<Odometry>("/snake1/odom", Qos::SensorData)
+        .subscription::<Odometry>(&format!("/{ns}/odom"), Qos::SensorData)
         .expect("odom");
     let js = probe
-        .subscription::<JointState>("/snake1/joint_states", Qos::SensorData)
+        .subscription::<JointState>(&format!("/{ns}/joint_states"), Qos::SensorData)
         .expect("js");
     let until = Instant::now() + Duration::from_secs(45);
     let (mut first, mut last, mut joints) = (None, None, 0);
@@ -133,20 +146,47 @@ fn sim_launch_walks_the_robot_on_sim_time() {
         while let Some(Ok(j)) = js.take() {
             joints = j.name.len();
         }
-        if last.is_some_and(|l: (f64, f64)| l.0 > 10.0) {
+        if last.is_some_and(|l: (f64, f64)| l.0 > sim_s) {
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = child.kill();
     let _ = child.wait();
-    let (f, l) = (
+    (
         first.expect("odometry from the launched sim_node"),
         last.expect("odometry"),
-    );
+        joints,
+    )
+}
+
+#[test]
+fn sim_launch_walks_the_robot_on_sim_time() {
+    if modbot_ros::netns::reexec_in_netns("sim_launch_walks_the_robot_on_sim_time") {
+        return;
+    }
+    let (f, l, joints) = launch_and_watch("snake1", &[], 10.0);
     assert_eq!(joints, 8);
     // The default caterpillar walks about 2.9 cm/s once ramped in; over 10 s of sim time at
     // least 12 cm (forward is +x).
     assert!(l.0 >= 10.0, "sim time reached only {} s", l.0);
     assert!(l.1 - f.1 > 0.12, "moved {} m from t={} to t={}", l.1 - f.1, f.0, l.0);
+}
+
+/// `robot:=quadruped gait:=trot`: sim_node and gait_node come up and the quadruped trots
+/// forward closed loop on sim_node's joint states and odometry (about 9 cm/s on the
+/// default flat world).
+#[test]
+fn sim_launch_trots_the_quadruped() {
+    if modbot_ros::netns::reexec_in_netns("sim_launch_trots_the_quadruped") {
+        return;
+    }
+    let (f, l, joints) = launch_and_watch("quad1", &["robot:=quadruped", "gait:=trot"], 6.0);
+    eprintln!(
+        "launched quadruped: x {:.3} -> {:.3} m from t = {:.2} to {:.2} s",
+        f.1, l.1, f.0, l.0
+    );
+    assert_eq!(joints, 30);
+    assert!(l.0 >= 6.0, "sim time reached only {} s", l.0);
+    assert!(l.1 - f.1 > 0.1, "moved {} m from t={} to t={}", l.1 - f.1, f.0, l.0);
 }

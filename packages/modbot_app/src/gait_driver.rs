@@ -3,9 +3,19 @@
 //! direction and a transition time; the driver checks it, builds the gait and plays it
 //! through the gait player (ramp, blend, slew limit). A request the library refuses changes
 //! nothing. The same gait again is a heartbeat, not a restart.
+//!
+//! For a wheel-foot robot (`modular_robot`) the gaits are the closed-loop modular
+//! controllers of record 0024: the driver is fed the robot's joint states and base pose
+//! ([`GaitDriver::observe_joints`], [`GaitDriver::observe_base`]), sends nothing until both
+//! have arrived, and each tick returns position targets and wheel speeds by command
+//! interface ([`Commands`], record 0025).
 
 use modbot_core::Topology;
 use modbot_gaits::{BuiltGait, GaitError, GaitLibrary, GaitPlayer, Transition};
+use nalgebra::Isometry3;
+
+use crate::closed_loop::{ClosedLoop, CommandLayout, Commands};
+use crate::controller::modular_robot;
 
 /// A gait request in plain terms (what a `modbot_msgs/GaitCommand` says).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -52,13 +62,17 @@ pub struct GaitDriver {
     running: Option<BuiltGait>,
     started_at: f64,
     holding: bool,
+    layout: CommandLayout,
+    /// The closed-loop controllers of a wheel-foot robot (`None`: the sine gaits).
+    closed: Option<ClosedLoop>,
 }
 
 impl std::fmt::Debug for GaitDriver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GaitDriver")
             .field("robot", &self.topology.name)
-            .field("holding", &self.holding)
+            .field("holding", &self.holding())
+            .field("closed_loop", &self.closed_loop())
             .finish()
     }
 }
@@ -72,10 +86,57 @@ impl GaitDriver {
             player: GaitPlayer::new(vec![0.0; n], speeds, library.transition),
             default_transition: library.transition,
             library,
+            layout: CommandLayout::of(&topology),
+            closed: modular_robot(&topology).map(|k| ClosedLoop::new(k, &topology)),
             topology,
             running: None,
             started_at: 0.0,
             holding: true,
+        }
+    }
+
+    /// Whether the gaits read the robot (a wheel-foot robot's modular controllers): then
+    /// the driver needs joint states and the base pose and sends nothing before both.
+    pub fn closed_loop(&self) -> bool {
+        self.closed.is_some()
+    }
+
+    /// The joints of each command interface (controller order).
+    pub fn layout(&self) -> &CommandLayout {
+        &self.layout
+    }
+
+    /// A joint state: names, positions (rad) and velocities (rad/s, or empty), as
+    /// sensor_msgs/JointState has them, in any order. Refused (and the last one kept) when
+    /// the lengths differ, a joint of the robot is missing or a value is not finite. The
+    /// sine gaits are open loop and ignore it.
+    pub fn observe_joints(&mut self, names: &[String], positions: &[f64], velocities: &[f64]) -> Result<(), String> {
+        match &mut self.closed {
+            Some(c) => c.observed.joints(names, positions, velocities),
+            None => Ok(()),
+        }
+    }
+
+    /// The base pose: the world pose of the robot's root link (odometry of base_link).
+    /// Refused when not finite; ignored by the sine gaits.
+    pub fn observe_base(&mut self, pose: Isometry3<f64>) -> Result<(), String> {
+        match &mut self.closed {
+            Some(c) => c.observed.base(pose),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the driver can send commands: always for the sine gaits; once a joint state
+    /// and a base pose have arrived for a closed-loop robot.
+    pub fn observed(&self) -> bool {
+        self.closed.as_ref().is_none_or(|c| c.observed.ready())
+    }
+
+    /// Checks that `gait` with `params` builds for this robot (no side effect).
+    pub fn check(&self, gait: &str, params: &[(String, f64)]) -> Result<(), String> {
+        match &self.closed {
+            Some(c) => c.build(&self.topology, &self.library, gait, params, false).map(|_| ()),
+            None => self.build(gait, params).map(|_| ()).map_err(|e| e.to_string()),
         }
     }
 
@@ -84,7 +145,7 @@ impl GaitDriver {
         &self.topology
     }
 
-    /// Builds a gait for this robot (no side effect).
+    /// Builds a sine gait for this robot (no side effect).
     pub fn build(&self, gait: &str, params: &[(String, f64)]) -> Result<BuiltGait, GaitError> {
         self.library.build(gait, &self.topology, params)
     }
@@ -103,12 +164,19 @@ impl GaitDriver {
     }
 
     /// Runs a gait by name (empty: hold).
-    pub fn select(&mut self, gait: &str, params: &[(String, f64)]) -> Result<(), GaitError> {
+    pub fn select(&mut self, gait: &str, params: &[(String, f64)]) -> Result<(), String> {
         if gait.is_empty() {
             self.stop();
             return Ok(());
         }
-        let built = self.build(gait, params)?;
+        if let Some(c) = &self.closed {
+            let running = c.build(&self.topology, &self.library, gait, params, false)?;
+            if let Some(c) = &mut self.closed {
+                c.start(running);
+            }
+            return Ok(());
+        }
+        let built = self.build(gait, params).map_err(|e| e.to_string())?;
         self.start(built, None);
         Ok(())
     }
@@ -133,6 +201,9 @@ impl GaitDriver {
             -1 => -1.0,
             d => return Err(format!("direction {d} is not -1, 0 or 1")),
         };
+        if self.closed.is_some() {
+            return self.request_closed(r, direction < 0.0);
+        }
         let name = if r.gait.is_empty() {
             match &self.running {
                 Some(b) => b.generator.name.clone(),
@@ -155,29 +226,98 @@ impl GaitDriver {
         Ok(())
     }
 
-    /// Holds the current targets.
+    /// A request to a closed-loop robot: the gait and its parameters (reversed by the
+    /// gait's `direction` parameter); the speed scale and transition belong to the sine
+    /// gaits (these controllers move as fast as their poses are reached).
+    fn request_closed(&mut self, r: &GaitRequest, reverse: bool) -> Result<(), String> {
+        let Some(c) = &self.closed else {
+            return Err("not a closed-loop robot".into());
+        };
+        let name = match (&r.gait, &c.running) {
+            (g, _) if !g.is_empty() => g.clone(),
+            (_, Some(run)) => run.name.clone(),
+            (_, None) => return Err("no gait named and none running".into()),
+        };
+        if !(r.speed_scale == 0.0 || r.speed_scale == 1.0) {
+            return Err(format!(
+                "speed_scale {} applies to the sine gaits; `{name}` is event-driven (its speeds are parameters)",
+                r.speed_scale
+            ));
+        }
+        let running = c.build(&self.topology, &self.library, &name, &r.params, reverse)?;
+        let same = c
+            .running
+            .as_ref()
+            .is_some_and(|old| old.name == running.name && old.given == running.given);
+        if !c.holding && same {
+            return Ok(()); // a heartbeat
+        }
+        if let Some(c) = &mut self.closed {
+            c.start(running);
+        }
+        Ok(())
+    }
+
+    /// Holds the current targets (a closed-loop robot: its last targets, wheels still).
     pub fn stop(&mut self) {
         self.player.hold();
         self.holding = true;
+        if let Some(c) = &mut self.closed {
+            c.stop();
+        }
     }
 
     /// Whether the robot holds a pose.
     pub fn holding(&self) -> bool {
-        self.holding
+        self.closed.as_ref().map_or(self.holding, |c| c.holding)
     }
 
-    /// Advances by `dt` and returns the targets, rad.
-    pub fn tick(&mut self, dt: f64) -> &[f64] {
-        self.player.step(dt)
+    /// Advances by `dt` (s) and returns the targets by command interface: the sine gaits'
+    /// angles for the position-driven joints (no speeds); a closed-loop controller's
+    /// angles and wheel speeds. `None` while a closed-loop robot has not been observed yet
+    /// (nothing may be sent); an error when a controller's target does not fit its joint.
+    pub fn step(&mut self, dt: f64) -> Option<Result<Commands, String>> {
+        if let Some(c) = &mut self.closed {
+            return c.step(dt);
+        }
+        let out = self.player.step(dt);
+        Some(Ok(Commands {
+            position: self.layout.position.iter().map(|&k| out[k]).collect(),
+            velocity: Vec::new(),
+        }))
     }
 
-    /// The last targets, rad.
+    /// The last targets in joint order: angles, rad, and a closed-loop robot's wheel
+    /// speeds, rad/s.
     pub fn output(&self) -> &[f64] {
-        self.player.output()
+        match &self.closed {
+            Some(c) => c.output(),
+            None => self.player.output(),
+        }
     }
 
     /// Where the driver is.
     pub fn status(&self) -> GaitStatus {
+        if let Some(c) = &self.closed {
+            let (gait, period_s, params, cycles) = match &c.running {
+                Some(r) => (
+                    r.name.clone(),
+                    r.controller.period().unwrap_or(0.0),
+                    r.resolved.clone(),
+                    r.controller.completed_cycles() as u32,
+                ),
+                None => (String::new(), 0.0, Vec::new(), 0),
+            };
+            return GaitStatus {
+                gait,
+                period_s,
+                params,
+                phase: 0.0,
+                cycles,
+                holding: c.holding,
+                transitioning: false,
+            };
+        }
         let (gait, period_s, params) = match &self.running {
             Some(b) => (
                 b.generator.name.clone(),
@@ -215,6 +355,13 @@ mod tests {
         GaitDriver::new(t, GaitLibrary::builtin())
     }
 
+    fn tick(d: &mut GaitDriver) -> Vec<f64> {
+        d.step(0.01)
+            .unwrap_or_else(|| panic!("no commands"))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .position
+    }
+
     fn req(gait: &str) -> GaitRequest {
         GaitRequest {
             gait: gait.into(),
@@ -228,7 +375,7 @@ mod tests {
         let mut d = driver("pp:8");
         d.select("caterpillar", &[]).unwrap_or_else(|e| panic!("{e}"));
         for _ in 0..100 {
-            d.tick(0.01);
+            tick(&mut d);
         }
         let before = d.status();
         let bad = [
@@ -274,7 +421,7 @@ mod tests {
         d.request(&r).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(d.status().gait, "sidewinding");
         for _ in 0..50 {
-            d.tick(0.01);
+            tick(&mut d);
         }
         let phase = d.status().phase;
         d.request(&r).unwrap_or_else(|e| panic!("{e}"));
@@ -282,7 +429,7 @@ mod tests {
         let base = d.build("sidewinding", &[]).unwrap_or_else(|e| panic!("{e}"));
         assert!((d.status().period_s - base.generator.period_s / 2.0).abs() < 1e-12);
         for _ in 0..300 {
-            d.tick(0.01);
+            tick(&mut d);
         }
         assert!(d.output().iter().any(|x| x.abs() > 0.1));
         d.request(&GaitRequest {
@@ -290,8 +437,89 @@ mod tests {
             ..Default::default()
         })
         .unwrap_or_else(|e| panic!("{e}"));
-        let held = d.tick(0.01).to_vec();
-        assert_eq!(d.tick(0.01), held.as_slice());
+        let held = tick(&mut d);
+        assert_eq!(tick(&mut d), held);
         assert!(d.status().holding);
+    }
+
+    /// A wheel-foot robot's gaits read the robot: nothing is sent before a joint state and
+    /// a base pose; then the modular controller's angles and wheel speeds come out by
+    /// interface; repeats are heartbeats, direction reverses through the gait's parameter,
+    /// and a stop holds the last angles with the wheels still.
+    #[test]
+    fn a_wheel_foot_robot_is_driven_closed_loop() {
+        let mut d = driver("wheeled");
+        assert!(d.closed_loop() && !driver("pp:8").closed_loop());
+        assert!(d.check("drive", &[]).is_ok());
+        assert!(d.check("trot", &[]).unwrap_err().contains("no gait `trot`"));
+        assert!(d.check("drive", &[("speed_deg_s".into(), 400.0)]).is_err());
+        d.request(&req("drive")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(d.step(0.01).is_none(), "no commands before the robot is observed");
+        let names = d.topology().joint_names();
+        // The robot in its normal pose (Table 3.30), so the wheels may turn.
+        let pose: Vec<f64> = names
+            .iter()
+            .map(|n| {
+                let role: usize = n[4..5].parse().unwrap_or(0);
+                let (bj1, bj2) = if role <= 2 { (-90.0, 90.0) } else { (-75.0, 90.0) };
+                let deg = if n.ends_with("back_joint1") {
+                    bj1
+                } else if n.ends_with("back_joint2") {
+                    bj2
+                } else {
+                    0.0
+                };
+                f64::to_radians(deg)
+            })
+            .collect();
+        d.observe_joints(&names, &pose, &[]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!d.observed());
+        assert!(d.observe_joints(&names[1..], &pose[1..], &[]).is_err());
+        d.observe_base(Isometry3::identity()).unwrap_or_else(|e| panic!("{e}"));
+        let c = d
+            .step(0.01)
+            .unwrap_or_else(|| panic!("observed"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((c.position.len(), c.velocity.len()), (26, 4));
+        let v = 360f64.to_radians();
+        for (got, want) in c.velocity.iter().zip([-v, v, -v, v]) {
+            assert!((got - want).abs() < 1e-9, "{:?}", c.velocity);
+        }
+        d.request(&req("drive")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(d.status().cycles == 0 && d.status().gait == "drive");
+        assert!(
+            d.request(&GaitRequest {
+                speed_scale: 2.0,
+                ..req("drive")
+            })
+            .is_err()
+        );
+        assert!(
+            d.request(&GaitRequest {
+                direction: -1,
+                ..req("drive")
+            })
+            .unwrap_err()
+            .contains("direction")
+        );
+        d.stop();
+        let held = d
+            .step(0.01)
+            .unwrap_or_else(|| panic!("observed"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(held.velocity, [0.0; 4]);
+        assert_eq!(held.position, c.position);
+        assert!(d.status().holding);
+
+        let mut q = driver("quadruped");
+        q.request(&GaitRequest {
+            direction: -1,
+            ..req("trot")
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let st = q.status();
+        assert!(st.params.contains(&("direction".to_string(), -1.0)), "{:?}", st.params);
+        assert!(q.request(&req("quadruped/stand")).is_ok());
+        assert_eq!(q.status().gait, "stand");
     }
 }

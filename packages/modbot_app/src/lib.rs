@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod closed_loop;
 pub mod controller;
 pub mod error;
 pub mod evaluate;
@@ -9,6 +10,7 @@ pub mod session;
 pub mod skid_steer;
 pub mod sweep;
 
+pub use closed_loop::{CommandLayout, Commands, Observed};
 pub use controller::{BuiltController, ControllerSpec, build_controller, modular_robot};
 pub use error::{AppError, Result};
 pub use evaluate::{EvalOptions, Evaluation, evaluate};

@@ -262,6 +262,24 @@ pub fn pose3(p: &nalgebra::Isometry3<f64>) -> Pose {
     }
 }
 
+/// An isometry from a geometry_msgs/Pose: refused when a number is not finite or the
+/// quaternion is far from unit length (|q| outside 1 ± 1 %); a nearly unit one is normalised.
+pub fn isometry(p: &Pose) -> Result<nalgebra::Isometry3<f64>, String> {
+    let (t, q) = (&p.position, &p.orientation);
+    let all = [t.x, t.y, t.z, q.x, q.y, q.z, q.w];
+    if !all.iter().all(|v| v.is_finite()) {
+        return Err(format!("pose is not finite: {all:?}"));
+    }
+    let quat = nalgebra::Quaternion::new(q.w, q.x, q.y, q.z);
+    if (quat.norm() - 1.0).abs() > 0.01 {
+        return Err(format!("orientation is not a unit quaternion (|q| = {})", quat.norm()));
+    }
+    Ok(nalgebra::Isometry3::from_parts(
+        nalgebra::Translation3::new(t.x, t.y, t.z),
+        nalgebra::UnitQuaternion::from_quaternion(quat),
+    ))
+}
+
 fn vector3(v: &nalgebra::Vector3<f64>) -> Vector3 {
     Vector3 { x: v.x, y: v.y, z: v.z }
 }
@@ -454,5 +472,26 @@ mod tests {
         assert!(grid_map(&g, 65).expect_err("3 cells").contains("3 cells"));
         g.info.origin.orientation.z = 0.5;
         assert!(grid_map(&g, 65).expect_err("rotated").contains("rotated"));
+    }
+
+    #[test]
+    fn poses_become_isometries_and_garbage_is_refused() {
+        let p = nalgebra::Isometry3::new(
+            nalgebra::Vector3::new(1.0, -2.0, 0.5),
+            nalgebra::Vector3::new(0.1, 0.2, 0.3),
+        );
+        let back = isometry(&pose3(&p)).unwrap_or_else(|e| panic!("{e}"));
+        assert!((back.to_homogeneous() - p.to_homogeneous()).norm() < 1e-12);
+        let mut bad = pose3(&p);
+        bad.position.y = f64::NAN;
+        assert!(isometry(&bad).is_err());
+        let mut zero = pose3(&p);
+        zero.orientation = Quaternion {
+            x: 0.0,
+            y: 0.0,
+            z: 0.0,
+            w: 0.0,
+        };
+        assert!(isometry(&zero).unwrap_err().contains("unit quaternion"));
     }
 }

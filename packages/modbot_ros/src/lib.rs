@@ -16,6 +16,7 @@ pub mod transport;
 pub mod nodes {
     pub mod executive;
     pub mod gait;
+    pub mod gait_io;
     pub mod planner;
     pub mod sim;
 

@@ -231,3 +231,183 @@ fn wheels_take_speeds_on_the_velocity_controller() {
     wait_log(&bus, "/m/sim_node", "expected 1 joint targets, got 2");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Simulated seconds of a message's header stamp.
+fn secs(h: &modbot_msgs::std_msgs::msg::Header) -> f64 {
+    h.stamp.sec as f64 + h.stamp.nanosec as f64 * 1e-9
+}
+
+/// sim_node for a wheel-foot robot on the native engine, 3× real time (flat world, as the
+/// launch file's default).
+fn wheelfoot_sim(bus: &LoopbackBus, robot: &str) -> loopback_support::Running {
+    spawn::<SimNodeConfig>(
+        bus,
+        "sim_node",
+        &[
+            ("robot", s(robot)),
+            ("engine", s("native")),
+            ("real_time_factor", ParamValue::Double(3.0)),
+        ],
+        sim::run,
+    )
+}
+
+/// The quadruped's trot runs closed loop over the bus: gait_node holds (sends nothing, says
+/// so once) until joint states and odometry arrive, drops garbage ones with a rate-limited
+/// log, then trots sim_node's quadruped forward more than 0.1 m in 6 s of simulated time.
+/// sim_node publishes all 30 joints and the root link's pose.
+#[test]
+fn the_quadruped_trots_forward_closed_loop_over_the_bus() {
+    let bus = LoopbackBus::new();
+    let quad = [("robot", s("quadruped")), ("gait", s("trot"))];
+    let gait_node = spawn::<GaitNodeConfig>(&bus, "gait_node", &quad, gait::run);
+    let mut probe = bus.node(identity("probe", "/m"));
+    let pos = probe
+        .subscription::<Float64MultiArray>("position_controller/commands", Qos::Reliable)
+        .unwrap();
+    let state = probe.subscription::<GaitState>("gait/state", Qos::Reliable).unwrap();
+    let bad_js = probe.publisher::<JointState>("joint_states", Qos::SensorData).unwrap();
+    let bad_odom = probe.publisher::<Odometry>("odom", Qos::SensorData).unwrap();
+    wait_log(&bus, "/m/gait_node", "until the first joint_states and odom");
+    let mut nan_odom = Odometry::default();
+    nan_odom.pose.pose.orientation.w = 1.0;
+    nan_odom.pose.pose.position.x = f64::NAN;
+    for _ in 0..20 {
+        let short = JointState {
+            name: vec!["role1_front_joint".into()],
+            position: vec![0.0, 1.0],
+            ..Default::default()
+        };
+        bad_js.publish(short).unwrap();
+        bad_odom.publish(nan_odom.clone()).unwrap();
+    }
+    wait_log(&bus, "/m/gait_node", "joint_states dropped");
+    wait_log(&bus, "/m/gait_node", "odom dropped");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(
+        pos.take().is_none(),
+        "gait_node sent commands before observing the robot"
+    );
+    assert_eq!(logged(&bus, "/m/gait_node", "until the first joint_states"), 1);
+    assert!(logged(&bus, "/m/gait_node", "dropped") <= 2, "{:#?}", bus.logs());
+
+    let _sim = wheelfoot_sim(&bus, "quadruped");
+    let js = probe
+        .subscription::<JointState>("joint_states", Qos::SensorData)
+        .unwrap();
+    let odom = probe.subscription::<Odometry>("odom", Qos::SensorData).unwrap();
+    let first = wait_for(|| odom.take().and_then(Result::ok)).expect("odom");
+    let cmd = wait_for(|| last(&pos)).expect("position commands once the robot is observed");
+    assert_eq!(cmd.data.len(), 30, "the quadruped's joints are all position-driven");
+    let j = wait_for(|| last(&js)).expect("joint_states");
+    assert_eq!((j.name.len(), j.position.len(), j.velocity.len()), (30, 30, 30));
+    let later = wait_for(|| last(&odom).filter(|o| secs(&o.header) >= 6.0)).expect("6 s of odometry");
+    let (p0, p1) = (&first.pose.pose.position, &later.pose.pose.position);
+    let (dx, dy) = (p1.x - p0.x, p1.y - p0.y);
+    eprintln!("quadruped trot over the bus: dx = {dx:.3} m, dy = {dy:.3} m in 6 s");
+    assert!(dx > 0.1 && dx > 2.0 * dy.abs(), "the quadruped moved ({dx}, {dy}) m");
+    let st = wait_for(|| last(&state).filter(|s| s.cycle_count >= 2)).expect("trot cycles");
+    assert_eq!((st.gait.as_str(), st.holding), ("trot", false));
+    assert!(gait_node.alive());
+}
+
+/// sim_node's odometry is the pose of the robot's root link (the first module's foot
+/// plate), which is what the modular controllers take as the base pose.
+#[test]
+fn sim_node_odometry_is_the_root_link_of_a_wheel_foot_robot() {
+    let (_, cfg) =
+        resolve::<SimNodeConfig>(&[], &[("robot".into(), s("quadruped")), ("engine".into(), s("native"))]).unwrap();
+    let mut core = SimCore::new(&cfg).unwrap();
+    core.advance(100).unwrap();
+    let root = core.session.sim.root_pose();
+    let odom = modbot_ros::convert::isometry(&core.odometry().pose.pose).unwrap();
+    assert!((odom.to_homogeneous() - root.to_homogeneous()).norm() < 1e-9);
+    assert_eq!(core.joint_state().name, core.session.topology.joint_names());
+}
+
+fn wheel_speeds(j: &JointState) -> Vec<f64> {
+    ["role3", "role4", "role5", "role6"]
+        .iter()
+        .map(|r| {
+            let k = j.name.iter().position(|n| *n == format!("{r}_front_joint")).unwrap();
+            j.velocity[k]
+        })
+        .collect()
+}
+
+/// The wheeled robot's `drive`: once its feet are in the pose, gait_node sends the wheels'
+/// speeds on velocity_controller/commands with the code's signs (right wheels −, left +;
+/// order role3 FR, role4 FL, role5 BR, role6 BL as the controllers file lists them) and
+/// the robot drives forward.
+#[test]
+fn the_wheeled_robot_drives_on_velocity_commands() {
+    let bus = LoopbackBus::new();
+    let _sim = wheelfoot_sim(&bus, "wheeled");
+    let mut probe = bus.node(identity("probe", "/m"));
+    let vel = probe
+        .subscription::<Float64MultiArray>("velocity_controller/commands", Qos::Reliable)
+        .unwrap();
+    let pos = probe
+        .subscription::<Float64MultiArray>("position_controller/commands", Qos::Reliable)
+        .unwrap();
+    let odom = probe.subscription::<Odometry>("odom", Qos::SensorData).unwrap();
+    let first = wait_for(|| odom.take().and_then(Result::ok)).expect("odom");
+    let drive = [("robot", s("wheeled")), ("gait", s("drive"))];
+    let _gait = spawn::<GaitNodeConfig>(&bus, "gait_node", &drive, gait::run);
+    let v = wait_for(|| last(&vel).filter(|m| m.data.iter().any(|x| *x != 0.0))).expect("wheel speeds");
+    let w = 360f64.to_radians();
+    assert_eq!(v.data.len(), 4);
+    for (got, want) in v.data.iter().zip([-w, w, -w, w]) {
+        assert!((got - want).abs() < 1e-9, "wheel speeds {:?}", v.data);
+    }
+    assert_eq!(wait_for(|| last(&pos)).expect("positions").data.len(), 26);
+    let later = wait_for(|| last(&odom).filter(|o| secs(&o.header) >= 3.0)).expect("3 s of odometry");
+    let (p0, p1) = (&first.pose.pose.position, &later.pose.pose.position);
+    let (dx, dy) = (p1.x - p0.x, p1.y - p0.y);
+    eprintln!("wheeled drive over the bus: dx = {dx:.3} m, dy = {dy:.3} m in 3 s");
+    assert!(
+        dx > 0.1 && dx > 5.0 * dy.abs(),
+        "the wheeled robot moved ({dx}, {dy}) m"
+    );
+}
+
+/// A wheel speed above the joint's limit (401°/s against 360°/s) is refused by sim_node
+/// and logged by kind, and the wheels keep the speed they had.
+#[test]
+fn a_wheel_speed_above_the_limit_is_refused_and_the_wheels_keep_theirs() {
+    let bus = LoopbackBus::new();
+    let _sim = wheelfoot_sim(&bus, "wheeled");
+    let mut probe = bus.node(identity("probe", "/m"));
+    let js = probe
+        .subscription::<JointState>("joint_states", Qos::SensorData)
+        .unwrap();
+    let vel = probe
+        .publisher::<Float64MultiArray>("velocity_controller/commands", Qos::Reliable)
+        .unwrap();
+    let msg = |w: f64| Float64MultiArray {
+        layout: MultiArrayLayout::default(),
+        data: vec![-w, w, -w, w],
+    };
+    let half = std::f64::consts::PI; // 180°/s
+    let near = |j: &JointState, w: f64| {
+        wheel_speeds(j)
+            .iter()
+            .zip([-w, w, -w, w])
+            .all(|(got, want)| (got - want).abs() < 0.2)
+    };
+    wait_for(|| {
+        vel.publish(msg(half)).ok()?;
+        last(&js).filter(|j| near(j, half))
+    })
+    .expect("the wheels turn at 180°/s");
+    let fast = 401f64.to_radians();
+    vel.publish(msg(fast)).unwrap();
+    wait_log(&bus, "/m/sim_node", "above its speed limit");
+    let t0 = last(&js).map(|j| secs(&j.header)).unwrap_or(0.0);
+    let after = wait_for(|| last(&js).filter(|j| secs(&j.header) > t0 + 1.0)).expect("1 s later");
+    assert!(
+        near(&after, half),
+        "the wheels changed speed: {:?}",
+        wheel_speeds(&after)
+    );
+}

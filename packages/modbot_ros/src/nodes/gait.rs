@@ -1,4 +1,4 @@
-//! `gait_node`: turns gait commands into joint position targets at the control rate.
+//! `gait_node`: turns gait commands into joint targets at the control rate.
 //!
 //! Subscribes `gait/command` (modbot_msgs/GaitCommand), publishes
 //! `position_controller/commands` (std_msgs/Float64MultiArray, the ForwardCommandController
@@ -6,6 +6,11 @@
 //! `gait` and `gait_params` parameters select the gait too, so `ros2 param set` drives it.
 //! A command or parameter the gait library refuses is logged with its reason and dropped;
 //! the running gait goes on.
+//!
+//! A wheel-foot robot (`wheelfoot`, `quadruped`, `wheeled`) runs its closed-loop
+//! controllers: the node also subscribes `joint_states` and `odom` (the base pose), sends
+//! nothing until both have arrived, and sends its wheels' speeds (rad/s) on
+//! `velocity_controller/commands` (record 0025; the edge is [`super::gait_io`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,8 +20,9 @@ use modbot_app::GaitDriver;
 use modbot_core::ModuleCatalog;
 use modbot_gaits::GaitLibrary;
 use modbot_msgs::modbot_msgs::msg::{GaitCommand, GaitState};
-use modbot_msgs::std_msgs::msg::{Float64MultiArray, Header};
+use modbot_msgs::std_msgs::msg::Header;
 
+use super::gait_io::{CommandPubs, Feedback};
 use crate::convert;
 use crate::error::{Result, RosError};
 use crate::params::{Get, NodeConfig, ParamDecl, ParamMap, ParamValue};
@@ -126,7 +132,7 @@ impl NodeConfig for GaitNodeConfig {
         // The whole selection must build, so a bad `gait` is refused before it is stored.
         let driver = cfg.driver()?;
         if !cfg.gait.is_empty() {
-            driver.build(&cfg.gait, &cfg.gait_params).map_err(|e| e.to_string())?;
+            driver.check(&cfg.gait, &cfg.gait_params)?;
         }
         Ok(cfg)
     }
@@ -136,23 +142,32 @@ impl NodeConfig for GaitNodeConfig {
 pub fn run<T: Transport>(t: &mut T, cfg: GaitNodeConfig, stop: Arc<AtomicBool>) -> Result<()> {
     let mut core = cfg.driver().map_err(RosError::Params)?;
     let joints = core.topology().joint_names().len();
-    let commands_pub = t.publisher::<Float64MultiArray>("position_controller/commands", Qos::Reliable)?;
+    let mut commands = CommandPubs::new(t, &core)?;
+    let mut feedback = if core.closed_loop() {
+        Some(Feedback::new(t)?)
+    } else {
+        None
+    };
     let state_pub = t.publisher::<GaitState>("gait/state", Qos::Reliable)?;
     let command_sub = t.subscription::<GaitCommand>("gait/command", Qos::Reliable)?;
     let mut cfg = cfg;
     if !cfg.gait.is_empty() {
-        core.select(&cfg.gait, &cfg.gait_params)
-            .map_err(|e| RosError::Params(e.to_string()))?;
+        core.select(&cfg.gait, &cfg.gait_params).map_err(RosError::Params)?;
     }
     t.log(
         Level::Info,
         &format!(
-            "driving {} joints of {} at {} Hz, gait `{}`; commands on {}",
+            "driving {} joints of {} at {} Hz, gait `{}`; commands on {}{}",
             joints,
             cfg.robot,
             cfg.control_rate_hz,
             cfg.gait,
-            t.resolve("position_controller/commands")
+            t.resolve("position_controller/commands"),
+            if core.closed_loop() {
+                " and velocity_controller/commands, closed loop on joint_states and odom"
+            } else {
+                ""
+            }
         ),
     );
     let mut period = Duration::from_secs_f64(1.0 / cfg.control_rate_hz);
@@ -240,10 +255,11 @@ pub fn run<T: Transport>(t: &mut T, cfg: GaitNodeConfig, stop: Arc<AtomicBool>) 
         } else {
             period.as_secs_f64()
         };
-        core.tick(dt);
-        if let Err(e) = commands_pub.publish(convert::joint_commands(core.output())) {
-            t.log(Level::Warn, &e.to_string());
+        if let Some(f) = &mut feedback {
+            f.drain(t, &mut core, &mut throttle);
         }
+        let step = core.step(dt);
+        commands.publish(t, step, &mut throttle);
         if last_state.elapsed().as_secs_f64() >= 1.0 / cfg.state_rate_hz {
             last_state = Instant::now();
             let header = Header {
