@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use modbot_gaits::modular::{ModularRobot, params_of};
+use modbot_gaits::modular::{ModularRobot, ParamKind, params_of};
 use serde_json::json;
 
 use crate::common::{ConfigArgs, emit};
@@ -97,7 +97,11 @@ pub fn run(config: &ConfigArgs, as_json: bool) -> Result<()> {
             writeln!(text, "\n{gait}  [{}]", robot.name())?;
             for p in params_of(robot, gait).unwrap_or(&[]) {
                 let default = p.default.map(fmt_num).unwrap_or_else(|| "required".into());
-                let range = format!("[{}, {}]", fmt_num(p.min), fmt_num(p.max));
+                let range = match p.kind {
+                    ParamKind::OneOf(values) => values.iter().map(|v| fmt_num(*v)).collect::<Vec<_>>().join(" or "),
+                    ParamKind::Positive => format!("(0, {}]", fmt_num(p.max)),
+                    _ => format!("[{}, {}]", fmt_num(p.min), fmt_num(p.max)),
+                };
                 writeln!(text, "   {:<24} {:<14} default {:<8} {}", p.key, range, default, p.doc)?;
             }
         }
