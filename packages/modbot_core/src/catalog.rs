@@ -561,6 +561,43 @@ impl ModuleKind {
         (lo, hi)
     }
 
+    /// Checks one joint (moving or fixed) as an edge of the link tree: a new name, known
+    /// parent and child links, a child other than the parent and the root that no other joint
+    /// has as child; records the child's parent in `parent_of`.
+    fn check_edge<'a>(
+        &self,
+        key: &str,
+        jk: &str,
+        (name, parent, child): (&'a str, &str, &str),
+        names: &mut BTreeSet<&'a str>,
+        parent_of: &mut [Option<usize>],
+    ) -> Result<()> {
+        check_new_name(names, &format!("{key}.{jk}.name"), name)?;
+        let known = || self.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>().join(", ");
+        let p = self
+            .link_index(parent)
+            .ok_or_else(|| CoreError::invalid(format!("{key}.{jk}.parent"), parent, format!("one of: {}", known())))?;
+        let c = self
+            .link_index(child)
+            .ok_or_else(|| CoreError::invalid(format!("{key}.{jk}.child"), child, format!("one of: {}", known())))?;
+        if c == 0 || p == c {
+            return Err(CoreError::invalid(
+                format!("{key}.{jk}.child"),
+                child,
+                "a link other than the parent and the module's first (root) link",
+            ));
+        }
+        if parent_of[c].is_some() {
+            return Err(CoreError::invalid(
+                format!("{key}.{jk}.child"),
+                child,
+                "a link with one parent joint (the links form a tree)",
+            ));
+        }
+        parent_of[c] = Some(p);
+        Ok(())
+    }
+
     /// Checks every field; `key` is the dotted prefix used in error messages.
     pub fn validate(&self, key: &str) -> Result<()> {
         let positive = |name: String, v: f64| -> Result<()> {
@@ -646,29 +683,13 @@ impl ModuleKind {
         let mut parent_of: Vec<Option<usize>> = vec![None; self.links.len()];
         for (i, j) in self.joints.iter().enumerate() {
             let jk = format!("joints[{i}]");
-            check_new_name(&mut joint_names, &format!("{key}.{jk}.name"), &j.name)?;
-            let known = || self.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>().join(", ");
-            let p = self.link_index(&j.parent).ok_or_else(|| {
-                CoreError::invalid(format!("{key}.{jk}.parent"), &j.parent, format!("one of: {}", known()))
-            })?;
-            let c = self.link_index(&j.child).ok_or_else(|| {
-                CoreError::invalid(format!("{key}.{jk}.child"), &j.child, format!("one of: {}", known()))
-            })?;
-            if c == 0 || p == c {
-                return Err(CoreError::invalid(
-                    format!("{key}.{jk}.child"),
-                    &j.child,
-                    "a link other than the parent and the module's first (root) link",
-                ));
-            }
-            if parent_of[c].is_some() {
-                return Err(CoreError::invalid(
-                    format!("{key}.{jk}.child"),
-                    &j.child,
-                    "a link with one parent joint (the links form a tree)",
-                ));
-            }
-            parent_of[c] = Some(p);
+            self.check_edge(
+                key,
+                &jk,
+                (&j.name, &j.parent, &j.child),
+                &mut joint_names,
+                &mut parent_of,
+            )?;
             finite(format!("{jk}.xyz"), &j.xyz)?;
             finite(format!("{jk}.rpy_deg"), &j.rpy_deg)?;
             finite(format!("{jk}.axis"), &j.axis)?;
@@ -727,22 +748,13 @@ impl ModuleKind {
         }
         for (i, j) in self.fixed_joints.iter().enumerate() {
             let jk = format!("fixed_joints[{i}]");
-            check_new_name(&mut joint_names, &format!("{key}.{jk}.name"), &j.name)?;
-            let known = || self.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>().join(", ");
-            let p = self.link_index(&j.parent).ok_or_else(|| {
-                CoreError::invalid(format!("{key}.{jk}.parent"), &j.parent, format!("one of: {}", known()))
-            })?;
-            let c = self.link_index(&j.child).ok_or_else(|| {
-                CoreError::invalid(format!("{key}.{jk}.child"), &j.child, format!("one of: {}", known()))
-            })?;
-            if c == 0 || p == c || parent_of[c].is_some() {
-                return Err(CoreError::invalid(
-                    format!("{key}.{jk}.child"),
-                    &j.child,
-                    "a link other than the parent and the root, with one parent joint (the links form a tree)",
-                ));
-            }
-            parent_of[c] = Some(p);
+            self.check_edge(
+                key,
+                &jk,
+                (&j.name, &j.parent, &j.child),
+                &mut joint_names,
+                &mut parent_of,
+            )?;
             finite(format!("{jk}.xyz"), &j.xyz)?;
             finite(format!("{jk}.rpy_deg"), &j.rpy_deg)?;
         }
