@@ -79,8 +79,8 @@ pub(crate) struct NativeWorld {
     collision: Collision,
     /// Drive targets per tree body (tree sign): angles or speeds.
     targets: Vec<f64>,
-    /// Contact force on each URDF link in the last step, world frame, N.
-    link_forces: Vec<Vector3<f64>>,
+    /// Number of URDF links (layout order).
+    links: usize,
 }
 
 impl NativeWorld {
@@ -102,7 +102,7 @@ impl NativeWorld {
             rows: Rows::new(model.bodies.len(), collision.slots()),
             collision,
             targets: state.q.clone(),
-            link_forces: vec![Vector3::zeros(); layout.link_body.len()],
+            links: layout.link_body.len(),
             state,
             model,
         };
@@ -151,15 +151,17 @@ impl NativeWorld {
         self.collision
             .collide(&self.model, &self.kin, &m.minv, &self.params, &mut self.rows);
         self.rows.solve(&mut self.state.nu, self.params.sweeps);
-        self.link_forces.fill(Vector3::zeros());
-        self.collision.link_forces(&self.rows, dt, &mut self.link_forces);
         self.state.integrate(&self.model, dt);
         self.kin.update(&self.model, &self.state);
     }
 
-    /// Contact force on each URDF link (layout order) in the last step, world frame, N.
-    pub fn link_forces(&self) -> &[Vector3<f64>] {
-        &self.link_forces
+    /// Contact force on each URDF link (layout order) in the last step, world frame, N: from
+    /// the last step's contact rows, which stay until the next step, so only a reader of the
+    /// sensors pays for it.
+    pub fn link_forces(&self) -> Vec<Vector3<f64>> {
+        let mut out = vec![Vector3::zeros(); self.links];
+        self.collision.link_forces(&self.rows, self.params.dt, &mut out);
+        out
     }
 
     /// World pose of a layout body.
