@@ -7,10 +7,11 @@ use std::time::Instant;
 
 use anyhow::Result;
 use modbot_core::Scenario;
-use modbot_gaits::{Gait, JointTarget, Observation};
+use modbot_gaits::{Controller, Gait, JointTarget, Observation, SineGenerator};
 
-use modbot_app::{ControllerSpec, EvalOptions, SimSession, build_controller, load_robot, load_world};
-use modbot_sim::Engine;
+use modbot_app::load::WHEELFOOT_WORLD_YAML;
+use modbot_app::{ControllerSpec, EvalOptions, SimSession, build_controller, load_robot, load_world, modular_robot};
+use modbot_sim::{Engine, Simulator};
 
 use crate::common::{ConfigArgs, emit};
 
@@ -34,48 +35,55 @@ pub struct BenchArgs {
     pub config: ConfigArgs,
 }
 
+/// What sets a benchmarked robot's joint targets each control tick.
+enum Driver {
+    /// A chain's sine gait, open loop (the generator alone, as the MuJoCo peer plays it).
+    Sine(SineGenerator, Vec<f64>),
+    /// A wheel-foot robot's closed-loop controller, its targets and their values.
+    Closed(Box<dyn Controller>, Vec<JointTarget>, Vec<f64>),
+}
+
+impl Driver {
+    /// The targets at control tick `k` of `dt` seconds.
+    fn targets(&mut self, sim: &Simulator, k: usize, dt: f64) -> &[f64] {
+        match self {
+            Driver::Sine(generator, targets) => {
+                generator.targets_at(k as f64 * dt, targets);
+                targets
+            }
+            Driver::Closed(controller, out, values) => {
+                let (q, qd) = (sim.joint_positions(), sim.joint_velocities());
+                let sensors = BTreeMap::new();
+                let obs = Observation {
+                    time: sim.time(),
+                    positions: &q,
+                    velocities: &qd,
+                    base: sim.root_pose(),
+                    sensors: &sensors,
+                };
+                controller.step(dt, &obs, out);
+                for (v, t) in values.iter_mut().zip(out.iter()) {
+                    *v = t.value();
+                }
+                values
+            }
+        }
+    }
+}
+
 pub fn run(args: &BenchArgs) -> Result<()> {
     let catalog = args.config.catalog()?;
     let library = args.config.library()?;
-    let world = load_world(None)?;
+    let flat = load_world(None)?;
+    // The wheel-foot robots on their terrain (μ = 1.0, multiplied).
+    let terrain = Scenario::from_yaml(WHEELFOOT_WORLD_YAML, "worlds/wheelfoot_mu1.yaml")?;
     let mut out = String::from("engine,robot,gait,step_ms,simulated_s,wall_s,real_time_factor,steps_per_s\n");
-    for (robot, gait) in [("pp:8", "caterpillar"), ("py:16", "sidewinding")] {
-        for step_ms in [1.0, 5.0] {
-            let topology = load_robot(robot, &catalog)?;
-            let generator = library.build(gait, &topology, &[])?.generator;
-            let options = EvalOptions {
-                engine: args.engine,
-                step_s: Some(step_ms / 1000.0),
-                ..EvalOptions::default()
-            };
-            let mut s = SimSession::new(topology, &world, options.settings(&world), 0)?;
-            let n = s.topology.len();
-            let mut targets = vec![0.0; n];
-            let control_dt = 0.01;
-            let substeps = (control_dt / s.sim.step_size()).round() as usize;
-            let ticks = (args.seconds / control_dt).round() as usize;
-            let started = Instant::now();
-            for k in 0..ticks {
-                generator.targets_at(k as f64 * control_dt, &mut targets);
-                s.sim.set_targets(&targets)?;
-                for _ in 0..substeps {
-                    s.sim.step()?;
-                }
-            }
-            let wall = started.elapsed().as_secs_f64();
-            let simulated = s.sim.time();
-            let _ = writeln!(
-                out,
-                "{},{robot},{gait},{step_ms},{simulated:.3},{wall:.3},{:.2},{:.0}",
-                args.engine,
-                simulated / wall,
-                s.sim.steps() as f64 / wall
-            );
-        }
-    }
-    // The wheel-foot robots under their closed-loop controllers (terrain μ = 1.0).
-    let wf_world = Scenario::from_yaml(WHEELFOOT_WORLD, "wheelfoot bench world")?;
-    for (robot, gait) in [("quadruped", "trot"), ("wheeled", "drive")] {
+    for (robot, gait, world) in [
+        ("pp:8", "caterpillar", &flat),
+        ("py:16", "sidewinding", &flat),
+        ("quadruped", "trot", &terrain),
+        ("wheeled", "drive", &terrain),
+    ] {
         for step_ms in [1.0, 5.0] {
             let topology = load_robot(robot, &catalog)?;
             let options = EvalOptions {
@@ -83,30 +91,28 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 step_s: Some(step_ms / 1000.0),
                 ..EvalOptions::default()
             };
-            let mut s = SimSession::new(topology.clone(), &wf_world, options.settings(&wf_world), 0)?;
-            let spec = ControllerSpec::Gait {
-                name: gait.into(),
-                params: vec![],
+            let mut s = SimSession::new(topology.clone(), world, options.settings(world), 0)?;
+            let mut driver = if modular_robot(&topology).is_some() {
+                let spec = ControllerSpec::Gait {
+                    name: gait.into(),
+                    params: vec![],
+                };
+                let built = build_controller(&spec, &topology, &library, &s.sim.joint_positions())?;
+                let n = topology.joints().len();
+                Driver::Closed(built.controller, vec![JointTarget::Position(0.0); n], vec![0.0; n])
+            } else {
+                Driver::Sine(
+                    library.build(gait, &topology, &[])?.generator,
+                    vec![0.0; topology.len()],
+                )
             };
-            let mut built = build_controller(&spec, &topology, &library, &s.sim.joint_positions())?;
-            let mut out_targets = vec![JointTarget::Position(0.0); topology.joints().len()];
-            let sensors = BTreeMap::new();
             let control_dt = 0.01;
             let substeps = (control_dt / s.sim.step_size()).round().max(1.0) as usize;
             let ticks = (args.seconds / control_dt).round() as usize;
             let started = Instant::now();
-            for _ in 0..ticks {
-                let (q, qd) = (s.sim.joint_positions(), s.sim.joint_velocities());
-                let obs = Observation {
-                    time: s.sim.time(),
-                    positions: &q,
-                    velocities: &qd,
-                    base: s.sim.root_pose(),
-                    sensors: &sensors,
-                };
-                built.controller.step(control_dt, &obs, &mut out_targets);
-                let values: Vec<f64> = out_targets.iter().map(JointTarget::value).collect();
-                s.sim.set_targets(&values)?;
+            for k in 0..ticks {
+                let targets = driver.targets(&s.sim, k, control_dt);
+                s.sim.set_targets(targets)?;
                 for _ in 0..substeps {
                     s.sim.step()?;
                 }
@@ -124,7 +130,3 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     emit(&out)
 }
-
-/// Flat ground of terrain μ = 1.0, friction multiplied (worlds/wheelfoot_mu1.yaml's ground).
-const WHEELFOOT_WORLD: &str =
-    "name: wheelfoot_bench\nground: {friction: 1.0, size_m: [50.0, 50.0], friction_combine: multiply}\n";
