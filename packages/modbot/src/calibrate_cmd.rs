@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
+use modbot_app::load::WHEELFOOT_WORLD_YAML;
 use modbot_app::{WheeledPose, calibrate_skid_steer, load_world};
 
 use crate::common::{BadInput, ConfigArgs, emit};
@@ -13,7 +14,7 @@ pub struct CalibrateArgs {
     /// What to calibrate.
     #[arg(value_parser = ["skid-steer"])]
     pub what: String,
-    /// World file (default: worlds/wheelfoot_mu1.yaml's terrain, μ = 1.0 multiplied).
+    /// World file (default: worlds/wheelfoot_mu1.yaml, terrain μ = 1.0 multiplied).
     #[arg(long)]
     pub world: Option<PathBuf>,
     /// The vehicle's pose: normal (Table 3.30) or low (§4.2).
@@ -29,10 +30,6 @@ pub struct CalibrateArgs {
     pub config: ConfigArgs,
 }
 
-/// The terrain of worlds/wheelfoot_mu1.yaml.
-const DEFAULT_WORLD: &str =
-    "name: wheelfoot_mu1\nground: {friction: 1.0, size_m: [50.0, 50.0], friction_combine: multiply}\n";
-
 pub fn run(args: &CalibrateArgs) -> Result<()> {
     if !(args.speed_deg_s.is_finite() && args.speed_deg_s > 0.0 && args.speed_deg_s <= 360.0) {
         return Err(BadInput(format!(
@@ -44,7 +41,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     let catalog = args.config.catalog()?;
     let world = match &args.world {
         Some(p) => load_world(Some(p))?,
-        None => modbot_core::Scenario::from_yaml(DEFAULT_WORLD, "default wheel-foot world")?,
+        None => modbot_core::Scenario::from_yaml(WHEELFOOT_WORLD_YAML, "worlds/wheelfoot_mu1.yaml")?,
     };
     let pose = if args.pose == "low" {
         WheeledPose::Low

@@ -54,9 +54,8 @@ pub fn build_controller(
     library: &GaitLibrary,
     start: &[f64],
 ) -> Result<BuiltController> {
-    match spec {
-        ControllerSpec::Gait { name, params } if modular_robot(robot).is_some() => {
-            let kind = modular_robot(robot).unwrap_or(ModularRobot::Wheelfoot);
+    match (spec, modular_robot(robot)) {
+        (ControllerSpec::Gait { name, params }, Some(kind)) => {
             // `quadruped/goto` names the robot too; it must be this one.
             let gait = match name.split_once('/') {
                 Some((r, g)) if r == kind.name() => g,
@@ -71,7 +70,7 @@ pub fn build_controller(
                 notes: Vec::new(),
             })
         }
-        ControllerSpec::Gait { name, params } => {
+        (ControllerSpec::Gait { name, params }, None) => {
             let built = library.build(name, robot, params)?;
             let speeds = robot.max_speeds_rad_s();
             let mut player = GaitPlayer::new(start.to_vec(), speeds, library.transition);
@@ -84,7 +83,7 @@ pub fn build_controller(
                 notes: built.notes,
             })
         }
-        ControllerSpec::PoseSequence(path) => {
+        (ControllerSpec::PoseSequence(path), _) => {
             let text = modbot_core::error::read_text(path)?;
             let seq = PoseSequence::from_yaml(&text, &path.display().to_string(), robot)?;
             Ok(BuiltController {

@@ -7,6 +7,7 @@
 //! simulator.
 
 use modbot_core::{ModuleCatalog, Scenario, Topology};
+use modbot_gaits::modular::{wrap_rad, yaw_of};
 use modbot_gaits::wheelfoot_kinematics::WHEEL_RADIUS;
 use modbot_sim::SimSettings;
 use nalgebra::Isometry3;
@@ -178,24 +179,19 @@ struct Turned {
     yaw: f64,
 }
 
-fn yaw(p: &Isometry3<f64>) -> f64 {
-    let x = p.rotation * nalgebra::Vector3::x();
-    x.y.atan2(x.x)
-}
-
 fn run(s: &mut SimSession, seconds: f64, dt: f64, wheels: &[(usize, f64)]) -> Result<Turned> {
     let steps = (seconds / dt).round() as usize;
     let mut rim = [0.0; 4];
     let mut turned = 0.0;
-    let mut last = yaw(&s.sim.root_pose());
+    let mut last = yaw_of(&s.sim.root_pose());
     for _ in 0..steps {
         s.sim.step()?;
         let v = s.sim.joint_velocities();
         for (i, (k, side)) in wheels.iter().enumerate() {
             rim[i] += side * v[*k] * WHEEL_RADIUS * dt;
         }
-        let now = yaw(&s.sim.root_pose());
-        turned += modbot_gaits::modular::wrap_rad(now - last);
+        let now = yaw_of(&s.sim.root_pose());
+        turned += wrap_rad(now - last);
         last = now;
     }
     Ok(Turned { rim, yaw: turned })
