@@ -7,6 +7,10 @@ use modbot_gaits::modular::{ModularRobot, ParamKind, params_of};
 use serde_json::json;
 
 use crate::common::{ConfigArgs, emit};
+use modbot_gaits::cpg;
+
+const CPG_SUMMARY: &str = "coupled phase oscillators, one per joint, travelling wave at ν (closed loop, event cycles)";
+const CPG_SOURCE: &str = "seed 002 §3";
 
 fn fmt_num(v: f64) -> String {
     if v == v.trunc() && v.abs() < 1e9 {
@@ -40,6 +44,23 @@ pub fn run(config: &ConfigArgs, as_json: bool) -> Result<()> {
                     "source": g.source, "params": params,
                 })
             })
+            .chain(std::iter::once({
+                let params: Vec<_> = cpg::schema()
+                    .specs()
+                    .iter()
+                    .map(|p| {
+                        json!({
+                            "key": p.key, "alias": p.alias, "unit": p.unit, "min": p.min, "max": p.max,
+                            "default": lib.cpg_default_of(p.key), "shape": false, "doc": p.doc,
+                            "per_module": cpg::PER_MODULE.iter().any(|q| q.key == p.key),
+                        })
+                    })
+                    .collect();
+                json!({
+                    "name": cpg::CPG, "family": "Chain", "summary": CPG_SUMMARY, "source": CPG_SOURCE,
+                    "params": params,
+                })
+            }))
             .collect();
         let presets: Vec<_> = lib
             .presets
@@ -76,6 +97,25 @@ pub fn run(config: &ConfigArgs, as_json: bool) -> Result<()> {
                 p.doc
             )?;
         }
+    }
+    writeln!(
+        text,
+        "\n{}  [any chain of servos]  {CPG_SUMMARY} ({CPG_SOURCE})",
+        cpg::CPG
+    )?;
+    for p in cpg::schema().specs() {
+        let default = lib.cpg_default_of(p.key).map(fmt_num).unwrap_or_else(|| "φ".into());
+        let range = format!("[{}, {}]", fmt_num(p.min), fmt_num(p.max));
+        let per = if cpg::PER_MODULE.iter().any(|q| q.key == p.key) {
+            " (also per joint: key.i)"
+        } else {
+            ""
+        };
+        writeln!(
+            text,
+            "   {:<24} {:<14} {:<4} {:<12} default {:<6} {}{per}",
+            p.key, p.alias, p.unit, range, default, p.doc
+        )?;
     }
     writeln!(text, "\nPresets (use the name in place of a gait):")?;
     for (name, p) in &lib.presets {

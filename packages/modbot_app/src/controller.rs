@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use modbot_core::Actuator;
 use modbot_core::Topology;
+use modbot_gaits::cpg::{CpgController, CpgSettings};
 use modbot_gaits::modular::{self, ModularRobot};
 use modbot_gaits::{Controller, GaitLibrary, GaitPlayer, PoseSequence};
 
@@ -71,6 +72,9 @@ pub fn build_controller(
             })
         }
         (ControllerSpec::Gait { name, params }, None) => {
+            if let Some(settings) = library.cpg(name, params) {
+                return cpg_controller(name, &settings?, robot);
+            }
             let built = library.build(name, robot, params)?;
             let speeds = robot.max_speeds_rad_s();
             let mut player = GaitPlayer::new(start.to_vec(), speeds, library.transition);
@@ -94,6 +98,24 @@ pub fn build_controller(
             })
         }
     }
+}
+
+/// The CPG on a chain of position servos, one oscillator per joint in command order.
+fn cpg_controller(name: &str, settings: &CpgSettings, robot: &Topology) -> Result<BuiltController> {
+    let joints = robot.joints();
+    if let Some(j) = joints.iter().find(|j| !matches!(j.def.actuator, Actuator::Position(_))) {
+        return Err(crate::AppError::BadInput(format!(
+            "the CPG drives position servos; joint `{}` of {} is not one",
+            j.name, robot.name
+        )));
+    }
+    let limits = joints.iter().map(|j| j.def.limits_rad()).collect();
+    Ok(BuiltController {
+        controller: Box::new(CpgController::new(settings, limits)?),
+        name: name.to_string(),
+        params: settings.values.clone(),
+        notes: Vec::new(),
+    })
 }
 
 /// Which of the wheel-foot robots `robot` is, if it is one: every module a `wheelfoot`, one

@@ -7,6 +7,7 @@ use std::path::Path;
 use modbot_core::{RobotSpec, Topology};
 use serde::{Deserialize, Serialize};
 
+use crate::cpg::{self, CpgSettings};
 use crate::error::{GaitError, Result};
 use crate::library::{BuiltGait, GAITS, GaitDef, RobotInfo, build, gait_def};
 
@@ -82,6 +83,8 @@ pub struct GaitLibrary {
     /// Transition times.
     pub transition: Transition,
     defaults: BTreeMap<&'static str, BTreeMap<&'static str, f64>>,
+    /// The CPG's defaults from the gait files (canonical keys; over the seed's).
+    cpg_defaults: BTreeMap<String, f64>,
     /// Named presets.
     pub presets: BTreeMap<String, Preset>,
 }
@@ -107,6 +110,7 @@ impl GaitLibrary {
         GaitLibrary {
             transition: Transition::default(),
             defaults: BTreeMap::new(),
+            cpg_defaults: BTreeMap::new(),
             presets: BTreeMap::new(),
         }
     }
@@ -132,6 +136,12 @@ impl GaitLibrary {
             self.transition = t;
         }
         for (name, params) in &file.gaits {
+            if name == cpg::CPG {
+                let normalised = cpg::normalise(params.iter().map(|(k, v)| (k.as_str(), *v)))
+                    .map_err(|e| config_err(origin, format!("gaits.{name}: {e}")))?;
+                self.cpg_defaults.extend(normalised);
+                continue;
+            }
             let def = gait_def(name).ok_or_else(|| {
                 config_err(
                     origin,
@@ -145,18 +155,24 @@ impl GaitLibrary {
             self.defaults.entry(def.name).or_default().extend(normalised);
         }
         for (name, preset) in file.presets {
-            if gait_def(&name).is_some() {
+            if gait_def(&name).is_some() || name == cpg::CPG {
                 return Err(config_err(
                     origin,
                     format!("presets.{name}: a preset cannot take a gait's name"),
                 ));
             }
-            let def = gait_def(&preset.gait)
-                .ok_or_else(|| config_err(origin, format!("presets.{name}.gait: unknown gait `{}`", preset.gait)))?;
             if let Some(r) = &preset.robot {
                 r.parse::<RobotSpec>()
                     .map_err(|e| config_err(origin, format!("presets.{name}.robot: {e}")))?;
             }
+            if preset.gait == cpg::CPG {
+                cpg::normalise(preset.params.iter().map(|(k, v)| (k.as_str(), *v)))
+                    .map_err(|e| config_err(origin, format!("presets.{name}.params: {e}")))?;
+                self.presets.insert(name, preset);
+                continue;
+            }
+            let def = gait_def(&preset.gait)
+                .ok_or_else(|| config_err(origin, format!("presets.{name}.gait: unknown gait `{}`", preset.gait)))?;
             def.schema()
                 .normalise(preset.params.iter().map(|(k, v)| (k.as_str(), *v)))
                 .map_err(|e| config_err(origin, format!("presets.{name}.params: {e}")))?;
@@ -175,6 +191,39 @@ impl GaitLibrary {
         self.defaults.get(gait)?.get(key).copied()
     }
 
+    /// The CPG's settings when `name` is `cpg` or a preset of it (`None` otherwise): the
+    /// seed's defaults, the gait files' `gaits.cpg`, the preset's parameters, then
+    /// `overrides` (keys, aliases or per-module `key.i`).
+    pub fn cpg(&self, name: &str, overrides: &[(String, f64)]) -> Option<Result<CpgSettings>> {
+        let preset = match self.presets.get(name) {
+            Some(p) if p.gait == cpg::CPG => Some(p),
+            _ if name == cpg::CPG => None,
+            _ => return None,
+        };
+        let resolve = || {
+            let preset = match preset {
+                Some(p) => cpg::normalise(p.params.iter().map(|(k, v)| (k.as_str(), *v)))?,
+                None => BTreeMap::new(),
+            };
+            let given = cpg::normalise(overrides.iter().map(|(k, v)| (k.as_str(), *v)))?;
+            CpgSettings::resolve(&[&self.cpg_defaults, &preset, &given])
+        };
+        Some(resolve())
+    }
+
+    /// The CPG's default for `key` (canonical): the gait files', else the seed's.
+    pub fn cpg_default_of(&self, key: &str) -> Option<f64> {
+        self.cpg_defaults
+            .get(key)
+            .copied()
+            .or_else(|| cpg::DEFAULTS.iter().find(|(k, _)| *k == key).map(|(_, v)| *v))
+    }
+
+    /// The robot a preset names, if `name` is a preset that names one.
+    pub fn preset_robot(&self, name: &str) -> Option<&str> {
+        self.presets.get(name)?.robot.as_deref()
+    }
+
     /// Resolves a gait or preset name.
     pub fn lookup(&self, name: &str) -> Result<Selection> {
         if let Some(def) = gait_def(name) {
@@ -182,6 +231,12 @@ impl GaitLibrary {
                 def,
                 params: Vec::new(),
                 robot: None,
+            });
+        }
+        if name == cpg::CPG || self.presets.get(name).is_some_and(|p| p.gait == cpg::CPG) {
+            return Err(GaitError::Invalid {
+                gait: name.to_string(),
+                reason: "the CPG is a closed-loop controller, not a sine gait (GaitLibrary::cpg builds it)".into(),
             });
         }
         if let Some(p) = self.presets.get(name) {
@@ -238,5 +293,7 @@ impl GaitLibrary {
 
 /// Names of all gaits.
 pub fn known_gaits() -> Vec<String> {
-    GAITS.iter().map(|g| g.name.to_string()).collect()
+    let mut names: Vec<String> = GAITS.iter().map(|g| g.name.to_string()).collect();
+    names.push(cpg::CPG.to_string());
+    names
 }

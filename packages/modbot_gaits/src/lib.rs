@@ -3,6 +3,7 @@
 pub mod chain;
 pub mod config;
 pub mod controller;
+pub mod cpg;
 pub mod error;
 pub mod generator;
 pub mod library;

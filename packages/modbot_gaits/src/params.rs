@@ -227,6 +227,14 @@ impl Schema {
         }
     }
 
+    /// The schema of a controller that has no period or direction: `own` only.
+    pub fn bare(gait: &str, own: &[ParamSpec]) -> Schema {
+        Schema {
+            gait: gait.to_string(),
+            specs: own.to_vec(),
+        }
+    }
+
     /// All parameters.
     pub fn specs(&self) -> &[ParamSpec] {
         &self.specs
