@@ -285,6 +285,67 @@ impl Maze {
     }
 }
 
+/// One piece of a maze as its progress is measured (seed-002 §8, `getTPoints`): where the
+/// centre line enters and leaves it, and its path length.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MazePart {
+    /// `s`, `l`, `r` or `b`.
+    pub piece: char,
+    /// Entry point on the centre line, m.
+    pub entry: [f64; 2],
+    /// Corridor heading at the entry, rad.
+    pub entry_heading: f64,
+    /// Exit point on the centre line, m.
+    pub exit: [f64; 2],
+    /// Corridor heading at the exit, rad.
+    pub exit_heading: f64,
+    /// Path length: 2 m straight, 4 m bump, |x_o| + y_o a corner.
+    pub length_m: f64,
+}
+
+impl Maze {
+    /// The pieces with their entry and exit points, from the entrance (0, 0) heading +x.
+    pub fn parts(&self) -> Result<Vec<MazePart>> {
+        let (fwd_off, side_off) = self.corner_offsets();
+        let mut p = [0.0, 0.0];
+        let mut heading: f64 = 0.0;
+        let mut out = Vec::new();
+        for piece in self.pieces()? {
+            let (entry, entry_heading) = (p, heading);
+            let length_m = match piece {
+                's' | 'b' => {
+                    let d = if piece == 's' {
+                        Self::STRAIGHT_M
+                    } else {
+                        Self::BUMP_PIECE_M
+                    };
+                    p = [p[0] + d * heading.cos(), p[1] + d * heading.sin()];
+                    d
+                }
+                turn => {
+                    p = [p[0] + fwd_off * heading.cos(), p[1] + fwd_off * heading.sin()];
+                    heading += if turn == 'l' {
+                        std::f64::consts::FRAC_PI_2
+                    } else {
+                        -std::f64::consts::FRAC_PI_2
+                    };
+                    p = [p[0] + side_off * heading.cos(), p[1] + side_off * heading.sin()];
+                    fwd_off + side_off
+                }
+            };
+            out.push(MazePart {
+                piece,
+                entry,
+                entry_heading,
+                exit: p,
+                exit_heading: heading,
+                length_m,
+            });
+        }
+        Ok(out)
+    }
+}
+
 /// A maze corridor's centre line and its bumps.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CentreLine {
@@ -589,6 +650,28 @@ mod tests {
             "t",
         )
         .unwrap()
+    }
+
+    #[test]
+    fn maze_parts_chain_from_the_entrance_with_the_seed_lengths() {
+        let s = maze("s l s b r");
+        let parts = s.maze.as_ref().unwrap().parts().unwrap();
+        let lengths: Vec<f64> = parts.iter().map(|p| p.length_m).collect();
+        // Corner: y_o = W/2 + 0.7 = 1.2, |x_o| = W/2 + 0.075 + 0.625 = 1.2 at W = 1.
+        assert_eq!(lengths, [2.0, 2.4, 2.0, 4.0, 2.4]);
+        assert_eq!(parts[0].entry, [0.0, 0.0]);
+        for w in parts.windows(2) {
+            assert_eq!(w[0].exit, w[1].entry);
+            assert_eq!(w[0].exit_heading, w[1].entry_heading);
+        }
+        let corner = parts[1];
+        assert!((corner.exit[0] - 3.2).abs() < 1e-12 && (corner.exit[1] - 1.2).abs() < 1e-12);
+        assert!((corner.exit_heading - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
+        // The last part ends where the centre line does.
+        let line = s.maze.as_ref().unwrap().centre_line().unwrap().points;
+        let end = parts.last().unwrap().exit;
+        let last = line.last().unwrap();
+        assert!((end[0] - last[0]).abs() < 1e-12 && (end[1] - last[1]).abs() < 1e-12);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 mod convert;
 pub mod error;
 mod layout;
+pub mod maze;
 pub mod measure;
 mod native;
 mod rapier_engine;
