@@ -30,6 +30,8 @@ pub enum Command {
     Run(crate::run_cmd::RunArgs),
     /// Run a grid of two gait parameters and write a table and a heat map.
     Sweep(crate::sweep_cmd::SweepArgs),
+    /// Score a controller in a maze (seed 002): progress, time, fitness, the path drawn.
+    Maze(crate::maze_cmd::MazeArgs),
     /// Benchmarks; `modbot bench sim` measures the embedded simulator's speed.
     Bench(crate::bench_cmd::BenchArgs),
     /// Regenerate the wheel-foot module's pose-search tables (seed-000 Tables 3.5, 3.6,
@@ -70,6 +72,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Export(args) => crate::export_cmd::run(&args),
         Command::Run(args) => crate::run_cmd::run(&args),
         Command::Sweep(args) => crate::sweep_cmd::run(&args),
+        Command::Maze(args) => crate::maze_cmd::run(&args),
         Command::Bench(args) if args.what == "astar" => crate::plan_cmd::bench(args.queries, &[256, 1024, 2048]),
         #[cfg(feature = "ros")]
         Command::Bench(args) if args.what == "ros" => crate::bench_ros::run(),

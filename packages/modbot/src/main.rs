@@ -11,6 +11,7 @@ mod gait_cmd;
 #[cfg(feature = "ros")]
 mod launch_cmd;
 mod list_cmd;
+mod maze_cmd;
 mod molemod_cmd;
 mod plan_cmd;
 mod plot;

@@ -226,3 +226,81 @@ pub fn strategic_plot(
     root.present().with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
+
+/// A maze run from above: walls (dark) and bumps (brown) as their boxes' outlines, the
+/// corridor's centre line dashed grey, the robot's centre-of-mass path coloured from start
+/// (green) to end (red).
+pub fn maze_plot(path: &Path, title: &str, world: &modbot_core::Scenario, track: &[[f64; 5]]) -> Result<()> {
+    register_font();
+    let boxes = world.boxes().map_err(|e| anyhow!("{e}"))?;
+    let mut xs: Vec<f64> = track.iter().map(|p| p[1]).collect();
+    let mut ys: Vec<f64> = track.iter().map(|p| p[2]).collect();
+    let corners = |b: &modbot_core::scenario::WorldBox| {
+        let (c, s) = (b.yaw.cos(), b.yaw.sin());
+        let (hx, hy) = (b.size[0] / 2.0, b.size[1] / 2.0);
+        [(-hx, -hy), (hx, -hy), (hx, hy), (-hx, hy), (-hx, -hy)]
+            .map(|(x, y)| (b.center[0] + c * x - s * y, b.center[1] + s * x + c * y))
+    };
+    for b in &boxes {
+        for (x, y) in corners(b) {
+            xs.push(x);
+            ys.push(y);
+        }
+    }
+    let (xmin, xmax) = bounds(&xs);
+    let (ymin, ymax) = bounds(&ys);
+    let span = (xmax - xmin).max(ymax - ymin) * 0.55 + 0.1;
+    let (cx, cy) = ((xmin + xmax) / 2.0, (ymin + ymax) / 2.0);
+    let root = BitMapBackend::new(path, (900, 900)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(cx - span..cx + span, cy - span..cy + span)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("x (m)")
+        .y_desc("y (m)")
+        .disable_mesh()
+        .draw()
+        .map_err(err)?;
+    for b in &boxes {
+        let color = match b.kind {
+            modbot_core::scenario::ObstacleKind::Bump => RGBColor(160, 110, 60),
+            _ => RGBColor(40, 40, 40),
+        };
+        chart
+            .draw_series([Polygon::new(corners(b).to_vec(), color.filled())])
+            .map_err(err)?;
+    }
+    if let Some(m) = &world.maze {
+        let line = m.centre_line().map_err(|e| anyhow!("{e}"))?.points;
+        chart
+            .draw_series(LineSeries::new(
+                line.iter().map(|p| (p[0], p[1])),
+                RGBColor(170, 170, 170),
+            ))
+            .map_err(err)?;
+    }
+    let n = track.len().max(2) as f64;
+    chart
+        .draw_series(track.windows(2).enumerate().map(|(i, w)| {
+            let f = i as f64 / (n - 1.0);
+            let color = RGBColor((40.0 + 200.0 * f) as u8, (180.0 - 150.0 * f) as u8, 60);
+            PathElement::new(vec![(w[0][1], w[0][2]), (w[1][1], w[1][2])], color.stroke_width(3))
+        }))
+        .map_err(err)?;
+    if let (Some(a), Some(b)) = (track.first(), track.last()) {
+        chart
+            .draw_series([
+                Circle::new((a[1], a[2]), 6, GREEN.filled()),
+                Circle::new((b[1], b[2]), 6, RED.filled()),
+            ])
+            .map_err(err)?;
+    }
+    root.present().with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}

@@ -700,3 +700,48 @@ fn wheelfoot_robots_run_by_name_and_refuse_bad_input() {
         stdout(&o)
     );
 }
+
+#[test]
+fn maze_scores_a_cpg_and_draws_its_path() {
+    let out = scratch("maze_run");
+    let _ = std::fs::remove_dir_all(&out);
+    let o = modbot(&[
+        "maze",
+        "-q",
+        "--robot",
+        "pp:8",
+        "--gait",
+        "cpg",
+        "--maze",
+        "maze_sls,maze_b",
+        "--max-time",
+        "15",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("maze_sls") && text.contains("timed out") && text.contains("staged fitness"),
+        "{text}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    // The first stage is not solved, so the second does not run and the staged fitness is f0.
+    assert_eq!(doc["stages"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["staged_fitness"], doc["stages"][0]["fitness"]);
+    assert!(out.join("maze_maze_sls.png").exists() && out.join("path_maze_sls.csv").exists());
+    assert!(doc["params"]["phase_lag_deg"].as_f64() == Some(54.0));
+    // Bad input: unknown maze, a world without a maze, a bad parameter, a bad time.
+    let flat = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../worlds/flat.yaml");
+    for (args, says) in [
+        (vec!["maze", "--maze", "maze_x"], "maze_x"),
+        (vec!["maze", "--maze", flat.to_str().unwrap()], "no maze"),
+        (vec!["maze", "--set", "R=3"], "amplitude"),
+        (vec!["maze", "--max-time", "nan"], "--max-time"),
+    ] {
+        let o = modbot(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+}

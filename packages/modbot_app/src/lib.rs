@@ -6,6 +6,7 @@ pub mod error;
 pub mod evaluate;
 pub mod gait_driver;
 pub mod load;
+pub mod maze;
 pub mod session;
 pub mod skid_steer;
 pub mod sweep;
@@ -15,7 +16,8 @@ pub use controller::{BuiltController, ControllerSpec, build_controller, modular_
 pub use error::{AppError, Result};
 pub use evaluate::{EvalOptions, Evaluation, evaluate};
 pub use gait_driver::{GaitDriver, GaitRequest, GaitStatus};
-pub use load::{load_catalog, load_gaits, load_robot, load_world, load_world_for};
+pub use load::{load_catalog, load_gaits, load_maze, load_robot, load_world, load_world_for};
+pub use maze::{MazeEvaluation, evaluate_maze, evaluate_maze_stages};
 pub use session::{Interface, Refusal, SimSession, perturbed_start};
 pub use skid_steer::{SkidSteerCalibration, WheeledPose, calibrate_skid_steer};
 pub use sweep::{Axis, SweepPoint, sweep};

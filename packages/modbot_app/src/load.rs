@@ -32,6 +32,38 @@ pub fn load_robot(robot: &str, catalog: &ModuleCatalog) -> Result<Topology> {
 /// The wheel-foot thesis's terrain (`worlds/wheelfoot_mu1.yaml`): flat, μ = 1.0, multiplied.
 pub const WHEELFOOT_WORLD_YAML: &str = include_str!("../../../worlds/wheelfoot_mu1.yaml");
 
+/// The shipped mazes (the repository's staged evaluation, seed 002 §8), compiled in.
+pub const SHIPPED_MAZES: [(&str, &str); 3] = [
+    ("maze_sls", include_str!("../../../worlds/maze_sls.yaml")),
+    ("maze_b", include_str!("../../../worlds/maze_b.yaml")),
+    ("maze_srs", include_str!("../../../worlds/maze_srs.yaml")),
+];
+
+/// A maze world: a shipped maze by name (`maze_sls`, `maze_b`, `maze_srs`) or a scenario
+/// file with a `maze:` section.
+pub fn load_maze(name_or_path: &str) -> Result<Scenario> {
+    let world = match SHIPPED_MAZES.iter().find(|(n, _)| *n == name_or_path) {
+        Some((n, text)) => Scenario::from_yaml(text, &format!("worlds/{n}.yaml"))?,
+        None => {
+            let path = Path::new(name_or_path);
+            if path.extension().is_none() && !path.exists() {
+                return Err(AppError::BadInput(format!(
+                    "maze `{name_or_path}`: not a shipped maze ({}) nor a scenario file",
+                    SHIPPED_MAZES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                )));
+            }
+            load_world(Some(path))?
+        }
+    };
+    if world.maze.is_none() {
+        return Err(AppError::BadInput(format!(
+            "world `{}` has no maze (a `maze:` section)",
+            world.name
+        )));
+    }
+    Ok(world)
+}
+
 /// A world for `robot`: the file at `path`, or without one the default world of the robot's
 /// kind: the wheel-foot thesis's terrain for the wheel-foot robots (their plate and wheel
 /// frictions mean something only where the terrain's multiplies them), else flat ground

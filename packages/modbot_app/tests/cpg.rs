@@ -74,3 +74,56 @@ fn bad_cpg_parameters_are_refused_naming_them() {
         assert!(err.contains(named), "{key}: {err}");
     }
 }
+
+/// Maze scoring in the simulator: a chain that does not move is stopped at 10 s with
+/// D_out = 1 (seed 002 §4.1); the CPG's crawl enters maze_sls and is scored by the
+/// remaining distance when maxTime runs out; a world without a maze is refused.
+#[test]
+fn maze_runs_stop_by_the_seed_rules() {
+    use modbot_app::{evaluate_maze, load_maze};
+    use modbot_sim::maze::{MazeOutcome, MazeRules};
+    let t = Topology::resolve("pp:8", &ModuleCatalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
+    let maze = load_maze("maze_sls").unwrap_or_else(|e| panic!("{e}"));
+    let still = ControllerSpec::Gait {
+        name: "cpg".into(),
+        params: vec![("amplitude".into(), 0.0)],
+    };
+    let rules = MazeRules::default();
+    let e = evaluate_maze(&t, &still, &maze, 0, &EvalOptions::default(), rules, &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    match e.outcome {
+        MazeOutcome::NotEntered { time_s, d_out } => {
+            assert!((10.0..10.02).contains(&time_s), "stopped at {time_s} s");
+            assert_eq!(d_out, 1.0);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(e.outcome.result(), [1.0, 0.0]);
+    assert!(!e.solved && (e.fitness - 1.4).abs() < 1e-12);
+
+    let crawl = ControllerSpec::Gait {
+        name: "cpg".into(),
+        params: vec![],
+    };
+    let short = MazeRules {
+        max_time_s: 20.0,
+        ..rules
+    };
+    let e = evaluate_maze(&t, &crawl, &maze, 0, &EvalOptions::default(), short, &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("pp:8 cpg in maze_sls: {:?}, fitness {}", e.outcome, e.fitness);
+    let MazeOutcome::TimedOut { d_out, .. } = e.outcome else {
+        panic!("{:?}", e.outcome)
+    };
+    assert!(d_out < 1.0 && d_out > 0.5, "D_out {d_out}");
+    // D along the path never grows by more than a wobble once inside.
+    let inside: Vec<f64> = e.path.iter().filter(|p| p[3] >= 1.0).map(|p| p[4]).collect();
+    assert!(inside.first() > inside.last());
+
+    let flat = load_world(None).unwrap_or_else(|e| panic!("{e}"));
+    let err = evaluate_maze(&t, &crawl, &flat, 0, &EvalOptions::default(), rules, &mut |_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no maze"), "{err}");
+    assert!(load_maze("maze_nowhere").unwrap_err().to_string().contains("maze_sls"));
+}
