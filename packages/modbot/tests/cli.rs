@@ -38,8 +38,20 @@ fn gaits_lists_every_gait_and_preset() {
     assert!(text.contains("hypercube_sidewinding") && text.contains("amplitude_deg") && text.contains("default -110"));
     let o = modbot(&["gaits", "--json"]);
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(doc["gaits"].as_array().unwrap().len(), modbot_gaits::GAITS.len());
+    // The sine gaits, then the CPG.
+    let gaits = doc["gaits"].as_array().unwrap();
+    assert_eq!(gaits.len(), modbot_gaits::GAITS.len() + 1);
     assert_eq!(doc["gaits"][0]["params"][0]["default"], 40.0);
+    let cpg = gaits.last().unwrap();
+    assert_eq!(cpg["name"], "cpg");
+    assert!(
+        cpg["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["key"] == "frequency_hz" && p["default"] == 0.65)
+    );
+    assert!(text.contains("cpg  [any chain of servos]") && text.contains("delay_ticks"));
 }
 
 #[test]
