@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use modbot_app::{ControllerSpec, EvalOptions, MazeEvaluation, evaluate_maze, load_maze, load_robot};
-use modbot_sim::maze::{MazeRules, staged_fitness};
+use modbot_app::{ControllerSpec, EvalOptions, evaluate_maze_stages, load_maze, load_robot};
+use modbot_sim::maze::MazeRules;
 use modbot_sim::{Engine, RunPlan};
 use serde_json::json;
 
@@ -82,21 +82,28 @@ pub fn run(args: &MazeArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("runs/{}_{}_maze", robot.name, args.gait)));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut stages: Vec<MazeEvaluation> = Vec::new();
-    let mut text = String::new();
     let started = Instant::now();
-    for world in &worlds {
-        let bar = if args.quiet {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::new((args.max_time * 1000.0) as u64)
-        };
-        bar.set_style(ProgressStyle::with_template("{bar:40} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()));
-        let e = evaluate_maze(&robot, &controller, world, args.seed, &options, rules, &mut |t, _| {
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new((args.max_time * 1000.0) as u64)
+    };
+    bar.set_style(ProgressStyle::with_template("{bar:40} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()));
+    let (staged, stages) = evaluate_maze_stages(
+        &robot,
+        &controller,
+        &worlds,
+        args.seed,
+        &options,
+        rules,
+        &mut |world, t, _| {
             bar.set_position((t * 1000.0) as u64);
-            bar.set_message(format!("{} sim {t:.1} s", world.name));
-        })?;
-        bar.finish_and_clear();
+            bar.set_message(format!("{world} sim {t:.1} s"));
+        },
+    )?;
+    bar.finish_and_clear();
+    let mut text = String::new();
+    for (e, world) in stages.iter().zip(&worlds) {
         let [d, t] = e.outcome.result();
         let last = e.path.last().copied().unwrap_or([0.0; 5]);
         writeln!(
@@ -135,14 +142,7 @@ pub fn run(args: &MazeArgs) -> Result<()> {
             world,
             &e.path,
         )?;
-        let solved = e.solved;
-        stages.push(e);
-        if !solved {
-            break;
-        }
     }
-    let scores: Vec<(f64, bool)> = stages.iter().map(|e| (e.fitness, e.solved)).collect();
-    let staged = staged_fitness(&scores);
     if worlds.len() > 1 {
         writeln!(
             text,

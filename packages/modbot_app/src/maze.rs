@@ -73,7 +73,8 @@ pub fn evaluate_maze(
 }
 
 /// The staged evaluation: the worlds in order, each only if the one before was solved;
-/// returns the staged fitness and the stages that ran.
+/// returns the staged fitness and the stages that ran. `progress` is called with the
+/// world's name, the simulated time and the stage's time limit.
 pub fn evaluate_maze_stages(
     robot: &Topology,
     controller: &ControllerSpec,
@@ -81,6 +82,7 @@ pub fn evaluate_maze_stages(
     seed: u64,
     options: &EvalOptions,
     rules: MazeRules,
+    progress: &mut dyn FnMut(&str, f64, f64),
 ) -> Result<(f64, Vec<MazeEvaluation>)> {
     if worlds.is_empty() {
         return Err(AppError::BadInput(
@@ -89,7 +91,9 @@ pub fn evaluate_maze_stages(
     }
     let mut stages = Vec::new();
     for w in worlds {
-        let e = evaluate_maze(robot, controller, w, seed, options, rules, &mut |_, _| {})?;
+        let e = evaluate_maze(robot, controller, w, seed, options, rules, &mut |t, total| {
+            progress(&w.name, t, total)
+        })?;
         let solved = e.solved;
         stages.push(e);
         if !solved {

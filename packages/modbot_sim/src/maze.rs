@@ -7,6 +7,7 @@ use modbot_core::scenario::{Maze, MazePart};
 use modbot_gaits::{Controller, JointTarget, Observation};
 
 use crate::error::{Result, SimError};
+use crate::run::send_targets;
 use crate::world::Simulator;
 
 /// Signed distance of `p` past the line through `origin` across `heading`.
@@ -265,6 +266,7 @@ pub fn run_maze(
     let t0 = sim.time();
     let mut targets = vec![JointTarget::Position(0.0); n];
     let mut values = vec![0.0; n];
+    let drives = sim.drives();
     let mut path = Vec::new();
     let sensors = Default::default();
     loop {
@@ -290,10 +292,7 @@ pub fn run_maze(
             sensors: &sensors,
         };
         controller.step(dt, &obs, &mut targets);
-        for (v, target) in values.iter_mut().zip(&targets) {
-            *v = target.value();
-        }
-        sim.set_targets(&values)?;
+        send_targets(sim, controller.name(), &drives, &targets, &mut values)?;
         for _ in 0..substeps {
             sim.step()?;
         }

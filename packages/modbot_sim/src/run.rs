@@ -107,29 +107,7 @@ pub fn run_controller(
             sensors: &sensors,
         };
         controller.step(dt, &obs, &mut targets);
-        for (k, (v, t)) in values.iter_mut().zip(&targets).enumerate() {
-            let fits = matches!(
-                (t, drives[k]),
-                (JointTarget::Position(_), Drive::Position(_) | Drive::Free)
-                    | (JointTarget::Velocity(_), Drive::Velocity { .. } | Drive::Free)
-            );
-            if !fits {
-                return Err(SimError::Robot {
-                    robot: controller.name().to_string(),
-                    what: format!(
-                        "controller sends a {} target to joint `{}`, which is driven by {:?}",
-                        match t {
-                            JointTarget::Position(_) => "position",
-                            JointTarget::Velocity(_) => "velocity",
-                        },
-                        sim.joint_names()[k],
-                        drives[k]
-                    ),
-                });
-            }
-            *v = t.value();
-        }
-        sim.set_targets(&values)?;
+        send_targets(sim, controller.name(), &drives, &targets, &mut values)?;
         for _ in 0..substeps {
             sim.step()?;
         }
@@ -170,6 +148,41 @@ pub fn run_controller(
         samples: rec.samples,
         report,
     })
+}
+
+/// Sends a controller's targets to the joints: each target's kind must fit its joint's
+/// drive (a position to a servo, a speed to a velocity joint); `values` is scratch space of
+/// the joints' count.
+pub(crate) fn send_targets(
+    sim: &mut Simulator,
+    controller: &str,
+    drives: &[Drive],
+    targets: &[JointTarget],
+    values: &mut [f64],
+) -> Result<()> {
+    for (k, (v, t)) in values.iter_mut().zip(targets).enumerate() {
+        let fits = matches!(
+            (t, drives[k]),
+            (JointTarget::Position(_), Drive::Position(_) | Drive::Free)
+                | (JointTarget::Velocity(_), Drive::Velocity { .. } | Drive::Free)
+        );
+        if !fits {
+            return Err(SimError::Robot {
+                robot: controller.to_string(),
+                what: format!(
+                    "controller sends a {} target to joint `{}`, which is driven by {:?}",
+                    match t {
+                        JointTarget::Position(_) => "position",
+                        JointTarget::Velocity(_) => "velocity",
+                    },
+                    sim.joint_names()[k],
+                    drives[k]
+                ),
+            });
+        }
+        *v = t.value();
+    }
+    sim.set_targets(values)
 }
 
 /// Plays a sine `gait` from rest (ramped in by a [`GaitPlayer`], blends and slew limit as the
