@@ -153,6 +153,36 @@ fn bounds(v: &[f64]) -> (f64, f64) {
     if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) }
 }
 
+/// A top view in metres over `x` × `y` with labelled axes and no grid.
+fn top_view<'a, 'b: 'a>(
+    root: &'a DrawingArea<BitMapBackend<'b>, plotters::coord::Shift>,
+    title: &str,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+) -> Result<
+    ChartContext<
+        'a,
+        BitMapBackend<'b>,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+> {
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(x, y)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("x (m)")
+        .y_desc("y (m)")
+        .disable_mesh()
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
 /// A strategic plan over its terrain: walls black, ground obstacles brown, laths blue, the
 /// path coloured by configuration, sub-goals as circles (filled where an ability runs).
 pub fn strategic_plot(
@@ -167,20 +197,7 @@ pub fn strategic_plot(
     let r = map.resolution;
     let (x0, y0) = (map.origin[0] - r / 2.0, map.origin[1] - r / 2.0);
     let (x1, y1) = (x0 + map.nx as f64 * r, y0 + map.ny as f64 * r);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(45)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("x (m)")
-        .y_desc("y (m)")
-        .disable_mesh()
-        .draw()
-        .map_err(err)?;
+    let mut chart = top_view(&root, title, x0..x1, y0..y1)?;
     let cells = map.cells.iter().enumerate().filter_map(|(k, t)| {
         let color = if t.wall {
             RGBColor(30, 30, 30)
@@ -253,20 +270,7 @@ pub fn maze_plot(path: &Path, title: &str, world: &modbot_core::Scenario, track:
     let (cx, cy) = ((xmin + xmax) / 2.0, (ymin + ymax) / 2.0);
     let root = BitMapBackend::new(path, (900, 900)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(45)
-        .build_cartesian_2d(cx - span..cx + span, cy - span..cy + span)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("x (m)")
-        .y_desc("y (m)")
-        .disable_mesh()
-        .draw()
-        .map_err(err)?;
+    let mut chart = top_view(&root, title, cx - span..cx + span, cy - span..cy + span)?;
     for b in &boxes {
         let color = match b.kind {
             modbot_core::scenario::ObstacleKind::Bump => RGBColor(160, 110, 60),

@@ -219,11 +219,6 @@ impl GaitLibrary {
             .or_else(|| cpg::DEFAULTS.iter().find(|(k, _)| *k == key).map(|(_, v)| *v))
     }
 
-    /// The robot a preset names, if `name` is a preset that names one.
-    pub fn preset_robot(&self, name: &str) -> Option<&str> {
-        self.presets.get(name)?.robot.as_deref()
-    }
-
     /// Resolves a gait or preset name.
     pub fn lookup(&self, name: &str) -> Result<Selection> {
         if let Some(def) = gait_def(name) {

@@ -15,29 +15,10 @@ use std::f64::consts::{FRAC_PI_2, PI, TAU};
 
 use crate::controller::{Controller, JointTarget, Observation};
 use crate::error::{GaitError, Result};
-use crate::params::{ParamSpec, Schema};
+use crate::params::{ParamSpec, Schema, control as spec};
 
 /// The name the CPG goes by in gait files and on the command line.
 pub const CPG: &str = "cpg";
-
-const fn spec(
-    key: &'static str,
-    alias: &'static str,
-    unit: &'static str,
-    min: f64,
-    max: f64,
-    doc: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        key,
-        alias,
-        unit,
-        min,
-        max,
-        doc,
-        shape: false,
-    }
-}
 
 /// Target amplitude R, normalised (1 = ±90°).
 pub const AMPLITUDE: ParamSpec = spec("amplitude", "R", "", 0.0, 1.0, "target amplitude R (1 = ±90°)");
@@ -91,7 +72,7 @@ pub const DELAY: ParamSpec = spec(
 );
 
 /// Every CPG parameter.
-pub const PARAMS: [ParamSpec; 10] = [
+pub const PARAMS: [ParamSpec; 11] = [
     AMPLITUDE,
     OFFSET,
     PHASE_LAG,
@@ -102,6 +83,7 @@ pub const PARAMS: [ParamSpec; 10] = [
     AMPLITUDE_GAIN,
     OFFSET_GAIN,
     STEP,
+    DELAY,
 ];
 
 /// Parameters that may also be given per module as `key.i` (i = joint index from 0).
@@ -123,9 +105,7 @@ pub const DEFAULTS: [(&str, f64); 9] = [
 /// The CPG's parameter schema (shared keys; per-module keys are checked by
 /// [`normalise`]).
 pub fn schema() -> Schema {
-    let mut all = PARAMS.to_vec();
-    all.push(DELAY);
-    Schema::bare(CPG, &all)
+    Schema::bare(CPG, &PARAMS)
 }
 
 /// Normalises (key or alias, value) pairs to canonical keys: shared keys as the schema
@@ -297,14 +277,6 @@ impl CpgChain {
     /// The oscillators' states.
     pub fn states(&self) -> &[OscillatorState] {
         &self.state
-    }
-
-    /// Sets every oscillator's phase (a chosen start instead of θ = 0).
-    pub fn set_phases(&mut self, phases: &[f64]) {
-        for (s, p) in self.state.iter_mut().zip(phases) {
-            s.theta = *p;
-        }
-        self.previous = self.state.iter().map(|s| s.theta).collect();
     }
 
     /// dθ_i/dt from module `i`'s phase and the phases it sees of its neighbours (seed §3.2,

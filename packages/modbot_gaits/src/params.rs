@@ -24,7 +24,7 @@ pub struct ParamSpec {
     pub shape: bool,
 }
 
-const fn control(
+pub(crate) const fn control(
     key: &'static str,
     alias: &'static str,
     unit: &'static str,
