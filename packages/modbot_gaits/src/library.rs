@@ -517,7 +517,31 @@ fn pyp_rotation(v: &Values, _r: &RobotInfo, _notes: &mut Vec<String>) -> Result<
     ))
 }
 
-/// Every gait, in the order of the source's master table.
+/// The whole of H2 (§3.5.3): every pitch-yaw and PYP gait above is a point of it; the
+/// thesis's gait search (App. B) runs over it. On the PYP (one yaw joint) Δφ_h has no
+/// effect; on two modules neither Δφ_v nor Δφ_h has.
+fn pitch_yaw(v: &Values, r: &RobotInfo, notes: &mut Vec<String>) -> Result<Control> {
+    let (pitch, yaw) = r.kinds.iter().fold((0, 0), |(p, y), k| match k {
+        JointKind::Pitch => (p + 1, y),
+        JointKind::Yaw => (p, y + 1),
+    });
+    if yaw < 2 && v.given(&DPHI_H) && v.get(&DPHI_H)? != 0.0 {
+        notes.push(format!("Δφ_h has no effect: {} has one yaw joint", r.name));
+    }
+    if pitch < 2 && v.given(&DPHI_V) && v.get(&DPHI_V)? != 0.0 {
+        notes.push(format!("Δφ_v has no effect: {} has one pitch joint", r.name));
+    }
+    Ok(h2(
+        Value::given(v.get(&A_V)?, &A_V),
+        Value::given(v.get(&A_H)?, &A_H),
+        Value::given(v.get(&DPHI_V)?, &DPHI_V),
+        Value::given(v.get(&DPHI_H)?, &DPHI_H),
+        Value::given(v.get(&DPHI_VH)?, &DPHI_VH),
+        Value::given(v.get(&O_H)?, &O_H),
+    ))
+}
+
+/// Every gait, in the order of the source's master table, then the general H2 gait.
 pub static GAITS: &[GaitDef] = &[
     GaitDef {
         name: "caterpillar",
@@ -630,6 +654,14 @@ pub static GAITS: &[GaitDef] = &[
         source: "§5.11 (6.36)",
         params: &[A_V, A_H, DPHI_VH],
         resolve: pyp_rotation,
+    },
+    GaitDef {
+        name: "pitch_yaw",
+        family: Family::PitchYaw,
+        summary: "the general pitch-yaw gait, all of H2 (A_v, A_h, Δφ_v, Δφ_h, Δφ_vh, O_h): the gait search's genome",
+        source: "§3.5.3, App. B",
+        params: &[A_V, A_H, DPHI_V, DPHI_H, DPHI_VH, O_H],
+        resolve: pitch_yaw,
     },
 ];
 

@@ -228,3 +228,51 @@ fn every_gait_has_complete_defaults() {
         }
     }
 }
+
+/// Every pitch-yaw and PYP preset is a point of the general `pitch_yaw` gait: given the
+/// preset's H2 values, it builds the same oscillators (the gait search relies on this).
+#[test]
+fn every_py_and_pyp_preset_is_a_point_of_pitch_yaw() {
+    let lib = GaitLibrary::builtin();
+    let mut checked = 0;
+    for (name, p) in &lib.presets {
+        let spec = p.robot.as_deref().unwrap();
+        let preset = build(name, spec, &[]).unwrap();
+        let Control::H2 {
+            amplitude_v,
+            amplitude_h,
+            phase_diff_v,
+            phase_diff_h,
+            phase_diff_vh,
+            offset_h,
+        } = &preset.control
+        else {
+            continue;
+        };
+        let general = build(
+            "pitch_yaw",
+            spec,
+            &[
+                ("A_v", amplitude_v.deg),
+                ("A_h", amplitude_h.deg),
+                ("dphi_v", phase_diff_v.deg),
+                ("dphi_h", phase_diff_h.deg),
+                ("dphi_vh", phase_diff_vh.deg),
+                ("O_h", offset_h.deg),
+                ("T", preset.generator.period_s),
+                ("direction", preset.generator.direction),
+            ],
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(general.generator.oscillators, preset.generator.oscillators, "{name}");
+        checked += 1;
+    }
+    assert!(checked >= 18, "{checked} presets checked");
+    // Δφ_h on the PYP (one yaw joint) is said to do nothing.
+    let g = build("pitch_yaw", "pyp", &[("dphi_h", 45.0)]).unwrap();
+    assert!(
+        g.notes.iter().any(|n| n.contains("Δφ_h has no effect")),
+        "{:?}",
+        g.notes
+    );
+}
