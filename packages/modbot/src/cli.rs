@@ -32,6 +32,9 @@ pub enum Command {
     Sweep(crate::sweep_cmd::SweepArgs),
     /// Score a controller in a maze (seed 002): progress, time, fitness, the path drawn.
     Maze(crate::maze_cmd::MazeArgs),
+    /// Search a gait's or the CPG's parameters (the thesis's GA, or CMA-ES): parallel,
+    /// seeded, resumable; `--minimal py --target T` finds the smallest chain that reaches T.
+    Search(crate::search_cmd::SearchArgs),
     /// Benchmarks; `modbot bench sim` measures the embedded simulator's speed.
     Bench(crate::bench_cmd::BenchArgs),
     /// Regenerate the wheel-foot module's pose-search tables (seed-000 Tables 3.5, 3.6,
@@ -73,6 +76,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Run(args) => crate::run_cmd::run(&args),
         Command::Sweep(args) => crate::sweep_cmd::run(&args),
         Command::Maze(args) => crate::maze_cmd::run(&args),
+        Command::Search(args) => crate::search_cmd::run(&args),
         Command::Bench(args) if args.what == "astar" => crate::plan_cmd::bench(args.queries, &[256, 1024, 2048]),
         #[cfg(feature = "ros")]
         Command::Bench(args) if args.what == "ros" => crate::bench_ros::run(),

@@ -16,6 +16,7 @@ mod molemod_cmd;
 mod plan_cmd;
 mod plot;
 mod run_cmd;
+mod search_cmd;
 mod sweep_cmd;
 
 use std::process::ExitCode;

@@ -308,3 +308,55 @@ pub fn maze_plot(path: &Path, title: &str, world: &modbot_core::Scenario, track:
     root.present().with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
+
+/// A search's convergence: the best fitness so far and the generation's mean, against the
+/// evaluations run.
+pub fn convergence_plot(path: &Path, title: &str, history: &[modbot_app::search::GenerationStat]) -> Result<()> {
+    register_font();
+    let root = BitMapBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let best: Vec<(f64, f64)> = history
+        .iter()
+        .filter_map(|h| h.best.map(|b| (h.evaluations as f64, b)))
+        .collect();
+    let mean: Vec<(f64, f64)> = history
+        .iter()
+        .filter_map(|h| h.mean.map(|m| (h.evaluations as f64, m)))
+        .collect();
+    let values: Vec<f64> = best.iter().chain(&mean).map(|p| p.1).collect();
+    let (lo, hi) = bounds(&values);
+    let pad = ((hi - lo) * 0.05).max(1e-3);
+    let x_end = history.last().map_or(1.0, |h| h.evaluations as f64).max(1.0);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(35)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..x_end, lo - pad..hi + pad)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("evaluations")
+        .y_desc("fitness")
+        .draw()
+        .map_err(err)?;
+    chart
+        .draw_series(LineSeries::new(best, BLUE.stroke_width(2)))
+        .map_err(err)?
+        .label("best so far")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], BLUE));
+    chart
+        .draw_series(LineSeries::new(mean, RED))
+        .map_err(err)?
+        .label("generation mean")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], RED));
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)?;
+    Ok(())
+}

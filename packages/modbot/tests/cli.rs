@@ -757,3 +757,136 @@ fn maze_scores_a_cpg_and_draws_its_path() {
         assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// `modbot search`: the same seed writes the same evaluations on 1 and 2 threads; the best
+/// is a gait file that `modbot run` replays to the same number; a folder holding a search
+/// is refused without --resume, and --resume extends it to the uninterrupted result.
+#[test]
+fn search_is_seeded_resumable_and_its_best_runs() {
+    let base = [
+        "search",
+        "-q",
+        "--robot",
+        "pyp",
+        "--objective",
+        "abs(heading)",
+        "--set",
+        "O_h=0",
+    ];
+    let small = ["--population", "10", "--seed", "5"];
+    let run = |name: &str, gens: &str, threads: &str, extra: &[&str]| {
+        let out = scratch(name);
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend(small);
+        args.extend(["--generations", gens, "--threads", threads, "-o", out.to_str().unwrap()]);
+        args.extend(extra);
+        (modbot(&args), out)
+    };
+    for d in ["search_t1", "search_t2", "search_resume"] {
+        let _ = std::fs::remove_dir_all(scratch(d));
+    }
+    let (o1, d1) = run("search_t1", "3", "1", &[]);
+    assert!(o1.status.success(), "{}", stderr(&o1));
+    assert!(stdout(&o1).contains("best "), "{}", stdout(&o1));
+    let (o2, d2) = run("search_t2", "3", "2", &[]);
+    assert!(o2.status.success(), "{}", stderr(&o2));
+    let csv = |d: &PathBuf| std::fs::read_to_string(d.join("evaluations.csv")).unwrap();
+    assert_eq!(csv(&d1), csv(&d2));
+    assert!(csv(&d1).lines().count() > 10);
+    assert!(d1.join("convergence.png").exists() && d1.join("checkpoint.json").exists());
+    // The folder holds a search: refused without --resume.
+    let (again, _) = run("search_t1", "3", "1", &[]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(stderr(&again).contains("--resume"), "{}", stderr(&again));
+    // Two generations, then resumed to three: the same evaluations.
+    let (a, dr) = run("search_resume", "2", "2", &[]);
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert_ne!(csv(&dr), csv(&d1));
+    let (b, _) = run("search_resume", "3", "2", &["--resume"]);
+    assert!(b.status.success(), "{}", stderr(&b));
+    assert_eq!(csv(&dr), csv(&d1));
+    // The best as a gait file: `modbot run` measures the same heading change.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d1.join("summary.json")).unwrap()).unwrap();
+    let best = summary["best"]["fitness"].as_f64().unwrap();
+    let gaits = d1.join("best.yaml");
+    let rd = scratch("search_best_run");
+    let o = modbot(&[
+        "run",
+        "--gaits",
+        gaits.to_str().unwrap(),
+        "--robot",
+        "pyp",
+        "--gait",
+        "search_best",
+        "--warmup",
+        "2",
+        "--cycles",
+        "3",
+        "-o",
+        rd.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(rd.join("summary.json")).unwrap()).unwrap();
+    let heading = run["report"]["heading_change_deg"].as_f64().unwrap();
+    assert_eq!(heading.abs(), best, "replayed {heading} vs searched {best}");
+    // Bad input names itself.
+    for (args, says) in [
+        (vec!["search", "--objective", "speed"], "speed"),
+        (vec!["search", "--gene", "A_x"], "A_x"),
+        (vec!["search", "--gene", "A_v=0:200"], "amplitude_v_deg"),
+        (vec!["search", "--population", "1"], "population"),
+        (vec!["search", "--minimal", "py"], "--target"),
+        (vec!["search", "--minimal", "qq", "--target", "1"], "qq"),
+    ] {
+        let o = modbot(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// The minimal-configuration search tries chains from 2 modules up (py:3 is the PYP) and
+/// stops at the first whose best reaches the target; a target none reaches tries them all.
+#[test]
+fn minimal_configuration_search_tries_chains_upwards() {
+    let out = scratch("search_minimal");
+    let _ = std::fs::remove_dir_all(&out);
+    let o = modbot(&[
+        "search",
+        "-q",
+        "--minimal",
+        "py",
+        "--target",
+        "1000",
+        "--max-modules",
+        "3",
+        "--objective",
+        "abs(heading)",
+        "--set",
+        "O_h=0",
+        "--population",
+        "6",
+        "--generations",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("no chain of 2 to 3 modules reaches 1000"),
+        "{}",
+        stdout(&o)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("minimal.json")).unwrap()).unwrap();
+    let tried: Vec<&str> = doc["tried"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["robot"].as_str().unwrap())
+        .collect();
+    assert_eq!(tried, ["py:2", "pyp"]);
+    assert!(doc["minimal"].is_null());
+    assert!(out.join("pyp").join("best.yaml").exists());
+}
