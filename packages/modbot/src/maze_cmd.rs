@@ -33,6 +33,9 @@ pub struct MazeArgs {
     /// maxTime, s (the repository's experiment: 40).
     #[arg(long, default_value_t = 40.0)]
     pub max_time: f64,
+    /// A robot not in the maze after this long is stopped, s (the seed's 10).
+    #[arg(long, default_value_t = 10.0)]
+    pub enter_within: f64,
     /// Start-pose perturbation seed (0: the world's start as written).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -56,6 +59,13 @@ pub fn run(args: &MazeArgs) -> Result<()> {
     if !(args.max_time.is_finite() && args.max_time > 0.0 && args.max_time <= 86_400.0) {
         return Err(BadInput(format!("--max-time {}: expected a time in (0, 86400] s", args.max_time)).into());
     }
+    if !(args.enter_within.is_finite() && args.enter_within > 0.0 && args.enter_within <= args.max_time) {
+        return Err(BadInput(format!(
+            "--enter-within {}: expected a time in (0, --max-time] s",
+            args.enter_within
+        ))
+        .into());
+    }
     let catalog = args.config.catalog()?;
     let library = args.config.library()?;
     let robot = load_robot(&args.robot, &catalog)?;
@@ -75,7 +85,7 @@ pub fn run(args: &MazeArgs) -> Result<()> {
     };
     let rules = MazeRules {
         max_time_s: args.max_time,
-        ..MazeRules::default()
+        enter_within_s: args.enter_within,
     };
     let dir = args
         .out

@@ -72,6 +72,9 @@ pub struct SearchArgs {
     /// maxTime of the maze objective, s.
     #[arg(long, default_value_t = 40.0)]
     pub max_time: f64,
+    /// A robot not in the maze after this long is stopped, s (the seed's 10).
+    #[arg(long, default_value_t = 10.0)]
+    pub enter_within: f64,
     /// Physics engine: `native` or `rapier`.
     #[arg(long, default_value = "native")]
     pub engine: Engine,
@@ -214,7 +217,7 @@ fn search_one(
         mazes,
         rules: MazeRules {
             max_time_s: args.max_time,
-            ..MazeRules::default()
+            enter_within_s: args.enter_within,
         },
         options: EvalOptions {
             library: library.clone(),
@@ -421,6 +424,13 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     }
     if !(args.max_time.is_finite() && args.max_time > 0.0 && args.max_time <= 86_400.0) {
         return Err(BadInput(format!("--max-time {}: expected a time in (0, 86400] s", args.max_time)).into());
+    }
+    if !(args.enter_within.is_finite() && args.enter_within > 0.0 && args.enter_within <= args.max_time) {
+        return Err(BadInput(format!(
+            "--enter-within {}: expected a time in (0, --max-time] s",
+            args.enter_within
+        ))
+        .into());
     }
     let objective: Objective = args.objective.parse()?;
     let library = args.config.library()?;

@@ -10,8 +10,11 @@
 //! have arrived, and each tick returns position targets and wheel speeds by command
 //! interface ([`Commands`], record 0025).
 
-use modbot_core::Topology;
-use modbot_gaits::{BuiltGait, GaitError, GaitLibrary, GaitPlayer, Transition};
+use std::collections::BTreeMap;
+
+use modbot_core::{Actuator, Topology};
+use modbot_gaits::cpg::CpgController;
+use modbot_gaits::{BuiltGait, Controller, GaitError, GaitLibrary, GaitPlayer, JointTarget, Observation, Transition};
 use nalgebra::Isometry3;
 
 use crate::closed_loop::{ClosedLoop, CommandLayout, Commands};
@@ -53,6 +56,20 @@ pub struct GaitStatus {
     pub transitioning: bool,
 }
 
+/// The seed-002 CPG running on a chain: the oscillators from rest, cross-faded from the
+/// pose the switch found over the blend time, through the servos' slew limit.
+struct CpgRun {
+    name: String,
+    /// Resolved values (canonical keys), for the status and to tell a heartbeat.
+    values: BTreeMap<String, f64>,
+    controller: CpgController,
+    from: Vec<f64>,
+    output: Vec<f64>,
+    targets: Vec<JointTarget>,
+    elapsed: f64,
+    blend_s: f64,
+}
+
 /// The driver.
 pub struct GaitDriver {
     topology: Topology,
@@ -65,6 +82,8 @@ pub struct GaitDriver {
     layout: CommandLayout,
     /// The closed-loop controllers of a wheel-foot robot (`None`: the sine gaits).
     closed: Option<ClosedLoop>,
+    /// The CPG, when it drives the chain instead of the sine gaits.
+    cpg: Option<CpgRun>,
 }
 
 impl std::fmt::Debug for GaitDriver {
@@ -92,6 +111,7 @@ impl GaitDriver {
             running: None,
             started_at: 0.0,
             holding: true,
+            cpg: None,
         }
     }
 
@@ -136,7 +156,56 @@ impl GaitDriver {
     pub fn check(&self, gait: &str, params: &[(String, f64)]) -> Result<(), String> {
         match &self.closed {
             Some(c) => c.build(&self.topology, &self.library, gait, params, false).map(|_| ()),
+            None if self.is_cpg(gait) => self.build_cpg(gait, params).map(|_| ()),
             None => self.build(gait, params).map(|_| ()).map_err(|e| e.to_string()),
+        }
+    }
+
+    fn is_cpg(&self, gait: &str) -> bool {
+        self.library.cpg(gait, &[]).is_some()
+    }
+
+    /// Builds the CPG (or a preset of it) for this chain of position servos.
+    fn build_cpg(
+        &self,
+        gait: &str,
+        params: &[(String, f64)],
+    ) -> Result<(CpgController, BTreeMap<String, f64>), String> {
+        let settings = match self.library.cpg(gait, params) {
+            Some(s) => s.map_err(|e| e.to_string())?,
+            None => return Err(format!("`{gait}` is not the CPG")),
+        };
+        let joints = self.topology.joints();
+        if let Some(j) = joints.iter().find(|j| !matches!(j.def.actuator, Actuator::Position(_))) {
+            return Err(format!("the CPG drives position servos; joint `{}` is not one", j.name));
+        }
+        let limits = joints.iter().map(|j| j.def.limits_rad()).collect();
+        let controller = CpgController::new(&settings, limits).map_err(|e| e.to_string())?;
+        Ok((controller, settings.values))
+    }
+
+    /// Switches to the CPG from whatever the joints are commanded now.
+    fn start_cpg(&mut self, name: &str, controller: CpgController, values: BTreeMap<String, f64>, blend: Option<f64>) {
+        let from = self.output().to_vec();
+        let n = from.len();
+        self.cpg = Some(CpgRun {
+            name: name.to_string(),
+            values,
+            controller,
+            output: from.clone(),
+            from,
+            targets: vec![JointTarget::Position(0.0); n],
+            elapsed: 0.0,
+            blend_s: blend.unwrap_or(self.default_transition.blend_s),
+        });
+        self.running = None;
+        self.holding = false;
+    }
+
+    /// Leaves the CPG: the sine player takes over from its last targets.
+    fn leave_cpg(&mut self) {
+        if let Some(run) = self.cpg.take() {
+            self.player = GaitPlayer::new(run.output, self.topology.max_speeds_rad_s(), self.default_transition);
         }
     }
 
@@ -151,6 +220,7 @@ impl GaitDriver {
     }
 
     fn start(&mut self, built: BuiltGait, transition_s: Option<f64>) {
+        self.leave_cpg();
         let mut tr = self.default_transition;
         if let Some(t) = transition_s {
             tr.blend_s = t;
@@ -174,6 +244,11 @@ impl GaitDriver {
             if let Some(c) = &mut self.closed {
                 c.start(running);
             }
+            return Ok(());
+        }
+        if self.is_cpg(gait) {
+            let (controller, values) = self.build_cpg(gait, params)?;
+            self.start_cpg(gait, controller, values, None);
             return Ok(());
         }
         let built = self.build(gait, params).map_err(|e| e.to_string())?;
@@ -205,13 +280,17 @@ impl GaitDriver {
             return self.request_closed(r, direction < 0.0);
         }
         let name = if r.gait.is_empty() {
-            match &self.running {
-                Some(b) => b.generator.name.clone(),
-                None => return Err("no gait named and none running".into()),
+            match (&self.running, &self.cpg) {
+                (_, Some(c)) => c.name.clone(),
+                (Some(b), None) => b.generator.name.clone(),
+                (None, None) => return Err("no gait named and none running".into()),
             }
         } else {
             r.gait.clone()
         };
+        if self.is_cpg(&name) {
+            return self.request_cpg(&name, r, direction);
+        }
         let mut built = self.build(&name, &r.params).map_err(|e| e.to_string())?;
         let scale = if r.speed_scale == 0.0 { 1.0 } else { r.speed_scale };
         built.generator.period_s /= scale;
@@ -223,6 +302,33 @@ impl GaitDriver {
             return Ok(());
         }
         self.start(built, (r.transition_s >= 0.0).then_some(r.transition_s));
+        Ok(())
+    }
+
+    /// A request for the CPG: the speed scale multiplies ν; it has no direction of its own
+    /// (the sign of the phase lags sets it), so −1 is refused.
+    fn request_cpg(&mut self, name: &str, r: &GaitRequest, direction: f64) -> Result<(), String> {
+        if direction < 0.0 {
+            return Err(format!(
+                "`{name}` is reversed by the sign of its phase lags (phase_lag_deg), not by direction -1"
+            ));
+        }
+        let mut params = r.params.clone();
+        if r.speed_scale != 0.0 && r.speed_scale != 1.0 {
+            let (_, values) = self.build_cpg(name, &r.params)?;
+            let nu = values.get("frequency_hz").copied().unwrap_or(0.65);
+            params.push(("frequency_hz".into(), nu * r.speed_scale));
+        }
+        let (controller, values) = self.build_cpg(name, &params)?;
+        if !self.holding && self.cpg.as_ref().is_some_and(|c| c.name == name && c.values == values) {
+            return Ok(()); // a heartbeat
+        }
+        self.start_cpg(
+            name,
+            controller,
+            values,
+            (r.transition_s >= 0.0).then_some(r.transition_s),
+        );
         Ok(())
     }
 
@@ -260,6 +366,7 @@ impl GaitDriver {
 
     /// Holds the current targets (a closed-loop robot: its last targets, wheels still).
     pub fn stop(&mut self) {
+        self.leave_cpg();
         self.player.hold();
         self.holding = true;
         if let Some(c) = &mut self.closed {
@@ -280,6 +387,35 @@ impl GaitDriver {
         if let Some(c) = &mut self.closed {
             return c.step(dt);
         }
+        if let Some(run) = &mut self.cpg {
+            run.elapsed += dt;
+            let sensors = BTreeMap::new();
+            let obs = Observation {
+                time: run.elapsed,
+                positions: &run.output,
+                velocities: &[],
+                base: Isometry3::identity(),
+                sensors: &sensors,
+            };
+            run.controller.step(dt, &obs, &mut run.targets);
+            let s = if run.blend_s > 0.0 {
+                let u = (run.elapsed / run.blend_s).clamp(0.0, 1.0);
+                u * u * (3.0 - 2.0 * u)
+            } else {
+                1.0
+            };
+            let speeds = self.topology.max_speeds_rad_s();
+            for (((o, t), f), w) in run.output.iter_mut().zip(&run.targets).zip(&run.from).zip(&speeds) {
+                let want = f + s * (t.value() - f);
+                let max_step = w * dt;
+                *o += (want - *o).clamp(-max_step, max_step);
+            }
+            let out = &run.output;
+            return Some(Ok(Commands {
+                position: self.layout.position.iter().map(|&k| out[k]).collect(),
+                velocity: Vec::new(),
+            }));
+        }
         let out = self.player.step(dt);
         Some(Ok(Commands {
             position: self.layout.position.iter().map(|&k| out[k]).collect(),
@@ -290,9 +426,10 @@ impl GaitDriver {
     /// The last targets in joint order: angles, rad, and a closed-loop robot's wheel
     /// speeds, rad/s.
     pub fn output(&self) -> &[f64] {
-        match &self.closed {
-            Some(c) => c.output(),
-            None => self.player.output(),
+        match (&self.closed, &self.cpg) {
+            (Some(c), _) => c.output(),
+            (None, Some(run)) => &run.output,
+            (None, None) => self.player.output(),
         }
     }
 
@@ -316,6 +453,17 @@ impl GaitDriver {
                 cycles,
                 holding: c.holding,
                 transitioning: false,
+            };
+        }
+        if let Some(run) = &self.cpg {
+            return GaitStatus {
+                gait: run.name.clone(),
+                period_s: 0.0,
+                params: run.values.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+                phase: 0.0,
+                cycles: run.controller.completed_cycles() as u32,
+                holding: false,
+                transitioning: run.elapsed < run.blend_s,
             };
         }
         let (gait, period_s, params) = match &self.running {
@@ -521,5 +669,97 @@ mod tests {
         assert!(st.params.contains(&("direction".to_string(), -1.0)), "{:?}", st.params);
         assert!(q.request(&req("quadruped/stand")).is_ok());
         assert_eq!(q.status().gait, "stand");
+    }
+
+    /// The CPG as the gait node's controller: cross-faded in from the pose it finds, then
+    /// exactly the oscillators' output; its status, speed scale (ν), refusals, heartbeat,
+    /// stop and the way back to a sine gait.
+    #[test]
+    fn the_cpg_drives_a_chain_through_the_driver() {
+        use modbot_gaits::cpg::CpgController;
+        let mut d = driver("py:8");
+        let r = GaitRequest {
+            params: vec![("R".into(), 0.4)],
+            ..req("cpg")
+        };
+        d.request(&r).unwrap_or_else(|e| panic!("{e}"));
+        let lib = GaitLibrary::builtin();
+        let settings = lib
+            .cpg("cpg", &[("R".into(), 0.4)])
+            .unwrap_or_else(|| panic!("cpg"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let limits = d.topology().joints().iter().map(|j| j.def.limits_rad()).collect();
+        let mut alone = CpgController::new(&settings, limits).unwrap_or_else(|e| panic!("{e}"));
+        let mut want = vec![JointTarget::Position(0.0); 8];
+        let sensors = BTreeMap::new();
+        let mut out = Vec::new();
+        for k in 0..400 {
+            tick(&mut d);
+            out = d.output().to_vec();
+            let obs = Observation {
+                time: 0.01 * (k + 1) as f64,
+                positions: &out,
+                velocities: &[],
+                base: Isometry3::identity(),
+                sensors: &sensors,
+            };
+            alone.step(0.01, &obs, &mut want);
+        }
+        // After the 1.5 s blend the targets are the CPG's own, through the servos' slew limit:
+        // the Euler step holds the output for 0.05 s and then jumps (≤ 0.13 rad here), which
+        // the 260°/s servo follows within three ticks; a joint not mid-jump is exact.
+        for (o, w) in out.iter().zip(&want) {
+            assert!((o - w.value()).abs() < 0.14, "{out:?} vs {want:?}");
+        }
+        assert!(
+            out.iter().zip(&want).filter(|(o, w)| **o == w.value()).count() >= 2,
+            "{out:?} vs {want:?}"
+        );
+        assert!(out.iter().any(|v| v.abs() > 0.1), "{out:?}");
+        let st = d.status();
+        assert_eq!(st.gait, "cpg");
+        assert!(st.cycles >= 2 && !st.holding, "{st:?}");
+        assert!(st.params.contains(&("amplitude".to_string(), 0.4)));
+        // The same request again is a heartbeat; a bad one changes nothing.
+        d.request(&r).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(d.status().cycles, st.cycles);
+        for bad in [
+            GaitRequest {
+                direction: -1,
+                ..r.clone()
+            },
+            GaitRequest {
+                params: vec![("R".into(), 3.0)],
+                ..req("cpg")
+            },
+            GaitRequest {
+                params: vec![("amplitude.9".into(), 0.1)],
+                ..req("cpg")
+            },
+        ] {
+            assert!(d.request(&bad).is_err(), "{bad:?} accepted");
+        }
+        assert_eq!(d.status().params, st.params);
+        // Twice the speed: ν doubles.
+        d.request(&GaitRequest {
+            speed_scale: 2.0,
+            ..r.clone()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            d.status().params.contains(&("frequency_hz".to_string(), 1.3)),
+            "{:?}",
+            d.status().params
+        );
+        // Stop holds the last targets; a sine gait takes over from them.
+        tick(&mut d);
+        d.stop();
+        let held = d.output().to_vec();
+        tick(&mut d);
+        assert_eq!(d.output(), held);
+        d.request(&req("straight")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(d.status().gait, "straight");
+        // A wheel-foot robot has no CPG (its joints include wheels).
+        assert!(driver("quadruped").check("cpg", &[]).is_err());
     }
 }

@@ -208,3 +208,55 @@ fn one_seed_one_search_on_any_thread_count_and_after_a_resume() {
     .unwrap_or_default();
     assert!(e.contains("objective"), "{e}");
 }
+
+/// A CPG searched on maze_sls reaches the goal. The repository's genome (amplitude, offset,
+/// one phase lag, shared by the modules) on py:8, CMA-ES for 12 generations with seed 1;
+/// the time limits scaled by the module size (our 7.2 cm modules in mazes built for 0.25 m
+/// ones: maxTime 40 s → 140 s, the entry time 10 s → 35 s; record 0028).
+#[test]
+fn a_cpg_searched_on_maze_sls_reaches_the_goal() {
+    let library = GaitLibrary::builtin();
+    let genes = default_genes(&library, "cpg", &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        genes.iter().map(|g| g.key.as_str()).collect::<Vec<_>>(),
+        ["amplitude", "offset", "phase_lag_deg"]
+    );
+    let maze = modbot_app::load_maze("maze_sls").unwrap_or_else(|e| panic!("{e}"));
+    let rules = MazeRules {
+        max_time_s: 140.0,
+        enter_within_s: 35.0,
+    };
+    let p = Problem {
+        robot: robot("py:8"),
+        gait: "cpg".into(),
+        fixed: Vec::new(),
+        genes,
+        objective: "maze".parse::<Objective>().unwrap_or_else(|e| panic!("{e}")),
+        world: maze.clone(),
+        mazes: vec![maze],
+        rules,
+        options: options(),
+    };
+    let settings = SearchSettings {
+        method: Method::Cmaes(modbot_app::search::CmaesSettings::default()),
+        generations: 12,
+        seed: 1,
+        threads: 2,
+    };
+    let cp = run_search(
+        &p,
+        &settings,
+        None,
+        &mut Hooks {
+            generation: &mut |_, _| Ok(()),
+            evaluation: &|| {},
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let best = cp.best().unwrap_or_else(|| panic!("nothing ran"));
+    eprintln!("maze_sls CPG search: best {:?} {:?}", best.values, best.measured);
+    assert_eq!(best.measured.stages_solved, 1, "{:?}", best.measured);
+    // Solved: the stage fitness t × 0.01 is at most maxTime × 0.01.
+    let f = -best.fitness.unwrap_or(f64::NAN);
+    assert!(f <= 1.4, "stage fitness {f}");
+}

@@ -411,3 +411,31 @@ fn a_wheel_speed_above_the_limit_is_refused_and_the_wheels_keep_theirs() {
         wheel_speeds(&after)
     );
 }
+
+/// The seed-002 CPG as gait_node's controller (`gait:=cpg`): the simulated pitch-pitch chain
+/// crawls along its axis and gait/state names the CPG.
+#[test]
+fn the_cpg_drives_the_simulated_robot_from_gait_node() {
+    let bus = LoopbackBus::new();
+    let _sim = spawn::<SimNodeConfig>(
+        &bus,
+        "sim_node",
+        &[("engine", s("native")), ("real_time_factor", ParamValue::Double(4.0))],
+        sim::run,
+    );
+    let gait_node = spawn::<GaitNodeConfig>(&bus, "gait_node", &[("gait", s("cpg"))], gait::run);
+    let mut probe = bus.node(identity("probe", "/m"));
+    let odom = probe.subscription::<Odometry>("odom", Qos::SensorData).unwrap();
+    let state = probe.subscription::<GaitState>("gait/state", Qos::Reliable).unwrap();
+    let first = wait_for(|| odom.take().and_then(Result::ok)).expect("odom");
+    let later = wait_for(|| last(&odom).filter(|o| o.header.stamp.sec >= 8)).expect("odom later");
+    let dx = later.pose.pose.position.x - first.pose.pose.position.x;
+    let dy = later.pose.pose.position.y - first.pose.pose.position.y;
+    assert!(
+        dx.abs() > 0.1 && dy.abs() < 0.3 * dx.abs(),
+        "the CPG moved ({dx}, {dy}) m"
+    );
+    let st = wait_for(|| last(&state)).expect("gait/state");
+    assert_eq!((st.gait.as_str(), st.holding), ("cpg", false));
+    assert!(gait_node.alive());
+}
