@@ -15,6 +15,7 @@ use modbot_app::search::{
     lookup_spec, minimal_robots, run_search,
 };
 use modbot_app::{EvalOptions, load_maze, load_robot, load_world_for};
+use modbot_core::Topology;
 use modbot_gaits::GaitLibrary;
 use modbot_sim::maze::MazeRules;
 use modbot_sim::{Engine, RunPlan};
@@ -103,7 +104,7 @@ pub struct SearchArgs {
 }
 
 /// `KEY`, `KEY=MIN:MAX` or `KEY=MIN:MAX:STEP` against the gait's table.
-fn parse_gene(text: &str, library: &GaitLibrary, gait: &str) -> Result<Gene> {
+fn parse_gene(text: &str, library: &GaitLibrary, robot: &Topology, gait: &str) -> Result<Gene> {
     let bad = || {
         BadInput(format!(
             "--gene `{text}`: expected KEY, KEY=MIN:MAX or KEY=MIN:MAX:STEP"
@@ -113,7 +114,7 @@ fn parse_gene(text: &str, library: &GaitLibrary, gait: &str) -> Result<Gene> {
         Some((k, r)) => (k.trim(), Some(r)),
         None => (text.trim(), None),
     };
-    let spec = lookup_spec(library, gait, key)?;
+    let spec = lookup_spec(library, robot, gait, key)?;
     let mut gene = Gene::from_spec(&spec);
     if let Some(r) = range {
         let parts: Vec<f64> = r
@@ -132,7 +133,7 @@ fn parse_gene(text: &str, library: &GaitLibrary, gait: &str) -> Result<Gene> {
 }
 
 /// The underlying gait and the preset's parameters, for the gait file of the best.
-fn underlying(library: &GaitLibrary, gait: &str) -> (String, BTreeMap<String, f64>) {
+fn underlying(library: &GaitLibrary, robot: &Topology, gait: &str) -> (String, BTreeMap<String, f64>) {
     match library.presets.get(gait) {
         // Canonical keys, so the gait file's defaults added later cannot repeat one.
         Some(p) => (
@@ -140,7 +141,7 @@ fn underlying(library: &GaitLibrary, gait: &str) -> (String, BTreeMap<String, f6
             p.params
                 .iter()
                 .map(|(k, v)| {
-                    let key = lookup_spec(library, gait, k).map_or(k.clone(), |s| s.key.to_string());
+                    let key = lookup_spec(library, robot, gait, k).map_or(k.clone(), |s| s.key.to_string());
                     (key, *v)
                 })
                 .collect(),
@@ -196,16 +197,16 @@ fn search_one(
         Vec::new()
     };
     let genes = if args.genes.is_empty() {
-        default_genes(library, &args.gait, &args.set)?
+        default_genes(library, &robot, &args.gait, &args.set)?
     } else {
         args.genes
             .iter()
-            .map(|g| parse_gene(g, library, &args.gait))
+            .map(|g| parse_gene(g, library, &robot, &args.gait))
             .collect::<Result<Vec<_>>>()?
     };
     let mut fixed = Vec::new();
     for (k, v) in &args.set {
-        fixed.push((lookup_spec(library, &args.gait, k)?.key.to_string(), *v));
+        fixed.push((lookup_spec(library, &robot, &args.gait, k)?.key.to_string(), *v));
     }
     let problem = Problem {
         robot,
@@ -307,12 +308,15 @@ fn write_results(
     wall_s: f64,
 ) -> Result<()> {
     let best = cp.best();
-    let (gait, mut params) = underlying(library, &args.gait);
+    let (gait, mut params) = underlying(library, &problem.robot, &args.gait);
     for (k, v) in &problem.fixed {
         params.insert(k.clone(), *v);
     }
     // The gait file's defaults too, so the preset does not depend on the gait file it ran with.
-    if let Ok(specs) = modbot_app::search::param_specs(library, &args.gait) {
+    let modular = modbot_app::modular_robot(&problem.robot).is_some();
+    if let Ok(specs) = modbot_app::search::param_specs(library, &problem.robot, &args.gait)
+        && !modular
+    {
         for s in specs.iter().filter(|s| !s.shape) {
             let default = if gait == modbot_gaits::cpg::CPG {
                 library.cpg_default_of(s.key)
@@ -338,18 +342,32 @@ fn write_results(
         for (g, v) in problem.genes.iter().zip(&b.values) {
             params.insert(g.key.clone(), *v);
         }
-        let body: Vec<String> = params.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-        let _ = write!(
-            text,
-            "# `modbot run --gaits {} --robot {robot_name} --gait search_best --warmup {} --cycles {}`\npresets:\n  search_best:\n    gait: {gait}\n    robot: \"{robot_name}\"\n    description: \"modbot search, objective {} = {}\"\n    params: {{{}}}\n",
-            dir.join("best.yaml").display(),
-            problem.options.plan.warmup_cycles,
-            problem.options.plan.cycles,
-            problem.objective,
-            b.fitness.unwrap_or(f64::NAN),
-            body.join(", ")
-        );
-        std::fs::write(dir.join("best.yaml"), &text).context("writing best.yaml")?;
+        if modular {
+            // A wheel-foot controller takes its parameters on the command line, not from
+            // a gait file's presets.
+            let sets: Vec<String> = params.iter().map(|(k, v)| format!("--set {k}={v}")).collect();
+            let cmd = format!(
+                "modbot run --robot {robot_name} --gait {} {} --warmup {} --cycles {}\n",
+                args.gait,
+                sets.join(" "),
+                problem.options.plan.warmup_cycles,
+                problem.options.plan.cycles
+            );
+            std::fs::write(dir.join("best.txt"), cmd).context("writing best.txt")?;
+        } else {
+            let body: Vec<String> = params.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            let _ = write!(
+                text,
+                "# `modbot run --gaits {} --robot {robot_name} --gait search_best --warmup {} --cycles {}`\npresets:\n  search_best:\n    gait: {gait}\n    robot: \"{robot_name}\"\n    description: \"modbot search, objective {} = {}\"\n    params: {{{}}}\n",
+                dir.join("best.yaml").display(),
+                problem.options.plan.warmup_cycles,
+                problem.options.plan.cycles,
+                problem.objective,
+                b.fitness.unwrap_or(f64::NAN),
+                body.join(", ")
+            );
+            std::fs::write(dir.join("best.yaml"), &text).context("writing best.yaml")?;
+        }
     }
     crate::plot::convergence_plot(
         &dir.join("convergence.png"),
@@ -459,8 +477,13 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     match (&args.minimal, args.target) {
         (None, None) => {
             let cp = search_one(args, &args.robot, &library, &settings, &objective, &dir)?;
+            let best = if dir.join("best.txt").exists() {
+                "best.txt"
+            } else {
+                "best.yaml"
+            };
             emit(format!(
-                "{}\noutput: {} (evaluations.csv, best.yaml, convergence.png, summary.json, checkpoint.json)\n",
+                "{}\noutput: {} (evaluations.csv, {best}, convergence.png, summary.json, checkpoint.json)\n",
                 describe(&cp, &gene_keys(&cp)),
                 dir.display()
             ))

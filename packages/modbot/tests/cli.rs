@@ -831,6 +831,52 @@ fn search_is_seeded_resumable_and_its_best_runs() {
         serde_json::from_str(&std::fs::read_to_string(rd.join("summary.json")).unwrap()).unwrap();
     let heading = run["report"]["heading_change_deg"].as_f64().unwrap();
     assert_eq!(heading.abs(), best, "replayed {heading} vs searched {best}");
+    // A wheel-foot controller's parameters are searched too; its best is a command line.
+    let qd = scratch("search_trot");
+    let _ = std::fs::remove_dir_all(&qd);
+    let o = modbot(&[
+        "search",
+        "-q",
+        "--robot",
+        "quadruped",
+        "--gait",
+        "trot",
+        "--objective",
+        "heading",
+        "--population",
+        "4",
+        "--generations",
+        "1",
+        "--warmup",
+        "1",
+        "--cycles",
+        "1",
+        "-o",
+        qd.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cmd = std::fs::read_to_string(qd.join("best.txt")).unwrap();
+    assert!(
+        cmd.starts_with("modbot run --robot quadruped --gait trot --set l="),
+        "{cmd}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(qd.join("summary.json")).unwrap()).unwrap();
+    let genes: Vec<&str> = summary["genes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(genes, ["r", "l", "swing_deg"]);
+    let rq = scratch("search_trot_run");
+    let mut args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+    args.extend(["-o", rq.to_str().unwrap()]);
+    let o = modbot(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(rq.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(run["report"]["heading_change_deg"], summary["best"]["fitness"]);
     // Bad input names itself.
     for (args, says) in [
         (vec!["search", "--objective", "speed"], "speed"),

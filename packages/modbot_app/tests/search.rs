@@ -30,7 +30,7 @@ fn options() -> EvalOptions {
 fn pitch_yaw_problem(spec: &str, objective: &str) -> Problem {
     let library = GaitLibrary::builtin();
     let fixed = vec![("offset_h_deg".to_string(), 0.0)];
-    let genes = default_genes(&library, "pitch_yaw", &fixed).unwrap_or_else(|e| panic!("{e}"));
+    let genes = default_genes(&library, &robot(spec), "pitch_yaw", &fixed).unwrap_or_else(|e| panic!("{e}"));
     Problem {
         robot: robot(spec),
         gait: "pitch_yaw".into(),
@@ -216,7 +216,7 @@ fn one_seed_one_search_on_any_thread_count_and_after_a_resume() {
 #[test]
 fn a_cpg_searched_on_maze_sls_reaches_the_goal() {
     let library = GaitLibrary::builtin();
-    let genes = default_genes(&library, "cpg", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let genes = default_genes(&library, &robot("py:8"), "cpg", &[]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         genes.iter().map(|g| g.key.as_str()).collect::<Vec<_>>(),
         ["amplitude", "offset", "phase_lag_deg"]

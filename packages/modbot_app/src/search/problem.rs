@@ -338,8 +338,23 @@ pub struct Problem {
     pub options: EvalOptions,
 }
 
-/// The parameter table of a gait, preset or the CPG.
-pub fn param_specs(library: &GaitLibrary, gait: &str) -> Result<Vec<ParamSpec>> {
+/// The parameter table of a gait, preset or the CPG; for a wheel-foot robot, of its
+/// modular controller (`trot`, `quadruped/trot`, …).
+pub fn param_specs(library: &GaitLibrary, robot: &Topology, gait: &str) -> Result<Vec<ParamSpec>> {
+    if let Some(kind) = crate::controller::modular_robot(robot) {
+        let name = match gait.split_once('/') {
+            Some((r, g)) if r == kind.name() => g,
+            _ => gait,
+        };
+        let defs = modbot_gaits::modular::params_of(kind, name).ok_or_else(|| {
+            AppError::BadInput(format!(
+                "`{gait}` is not a controller of the {} (known: {})",
+                kind.name(),
+                kind.gaits().join(", ")
+            ))
+        })?;
+        return Ok(defs.iter().map(modular_spec).collect());
+    }
     if library.cpg(gait, &[]).is_some() {
         return Ok(modbot_gaits::cpg::schema().specs().to_vec());
     }
@@ -347,17 +362,50 @@ pub fn param_specs(library: &GaitLibrary, gait: &str) -> Result<Vec<ParamSpec>> 
     Ok(sel.def.schema().specs().to_vec())
 }
 
+/// A modular controller's parameter as a search sees it: a positive one from a thousandth
+/// of its range; a one-of (direction) with no finite range, never a default gene.
+fn modular_spec(d: &modbot_gaits::modular::ParamDef) -> ParamSpec {
+    use modbot_gaits::modular::ParamKind;
+    let min = match d.kind {
+        ParamKind::Positive => d.max / 1000.0,
+        _ => d.min,
+    };
+    ParamSpec {
+        key: d.key,
+        alias: "",
+        unit: if d.key.ends_with("_deg") || d.doc.contains(", deg") {
+            "deg"
+        } else {
+            ""
+        },
+        min,
+        max: d.max,
+        doc: d.doc,
+        shape: false,
+    }
+}
+
 /// The default genes of a gait: its own control parameters (not the shape alternatives, the
 /// period, the direction, or any in `fixed`); for the CPG, amplitude, offset and the lag
 /// (the repository's three searched values, seed-002 §8).
-pub fn default_genes(library: &GaitLibrary, gait: &str, fixed: &[(String, f64)]) -> Result<Vec<Gene>> {
-    let specs = param_specs(library, gait)?;
+pub fn default_genes(
+    library: &GaitLibrary,
+    robot: &Topology,
+    gait: &str,
+    fixed: &[(String, f64)],
+) -> Result<Vec<Gene>> {
+    let specs = param_specs(library, robot, gait)?;
     let skip = |s: &ParamSpec| {
         fixed
             .iter()
             .any(|(k, _)| k == s.key || (k == s.alias && !s.alias.is_empty()))
     };
-    let wanted: Vec<&ParamSpec> = if library.cpg(gait, &[]).is_some() {
+    let wanted: Vec<&ParamSpec> = if crate::controller::modular_robot(robot).is_some() {
+        specs
+            .iter()
+            .filter(|s| s.min.is_finite() && s.max.is_finite() && !s.key.ends_with("_s") && !s.key.ends_with("_m"))
+            .collect()
+    } else if library.cpg(gait, &[]).is_some() {
         specs
             .iter()
             .filter(|s| ["amplitude", "offset", "phase_lag_deg"].contains(&s.key))
@@ -372,8 +420,8 @@ pub fn default_genes(library: &GaitLibrary, gait: &str, fixed: &[(String, f64)])
 }
 
 /// Resolves `key` (canonical or alias) in the gait's table.
-pub fn lookup_spec(library: &GaitLibrary, gait: &str, key: &str) -> Result<ParamSpec> {
-    let specs = param_specs(library, gait)?;
+pub fn lookup_spec(library: &GaitLibrary, robot: &Topology, gait: &str, key: &str) -> Result<ParamSpec> {
+    let specs = param_specs(library, robot, gait)?;
     specs
         .iter()
         .find(|s| s.key == key || (!s.alias.is_empty() && s.alias == key))
@@ -401,7 +449,7 @@ impl Problem {
             )));
         }
         for (i, g) in self.genes.iter().enumerate() {
-            let spec = lookup_spec(&self.options.library, &self.gait, &g.key)?;
+            let spec = lookup_spec(&self.options.library, &self.robot, &self.gait, &g.key)?;
             if spec.key != g.key {
                 return Err(AppError::BadInput(format!(
                     "gene `{}`: use the canonical key `{}`",
