@@ -6,6 +6,7 @@ pub mod controller;
 pub mod cpg;
 pub mod error;
 pub mod generator;
+pub mod hormone;
 pub mod library;
 pub mod modular;
 pub mod params;

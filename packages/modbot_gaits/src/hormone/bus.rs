@@ -1,0 +1,458 @@
+//! Modules joined connector to connector in one process: what one module sends through a
+//! joined side arrives at the neighbour's side one tick later (a frame through an open side
+//! is lost). Links can be cut and modules removed while it runs (seed-003 §8).
+
+use crate::hormone::module::{Frame, HormoneModule, HormoneSettings};
+use crate::hormone::topology::Side;
+
+/// A joint between two modules' connectors.
+pub type Port = (usize, Side);
+
+/// The in-process bus.
+#[derive(Debug, Clone)]
+pub struct Bus {
+    modules: Vec<Option<HormoneModule>>,
+    links: Vec<(Port, Port)>,
+    pending: Vec<(usize, Side, Frame)>,
+    tick: u64,
+}
+
+impl Bus {
+    /// `n` modules, unjoined.
+    pub fn new(n: usize, settings: HormoneSettings) -> Bus {
+        Bus {
+            modules: (0..n).map(|_| Some(HormoneModule::new(settings))).collect(),
+            links: Vec::new(),
+            pending: Vec::new(),
+            tick: 0,
+        }
+    }
+
+    /// A caterpillar of `n`: module i's Back joined to module i+1's Front (module 0 is the
+    /// front-most end, n − 1 the rear-most).
+    pub fn chain(n: usize, settings: HormoneSettings) -> Bus {
+        let mut bus = Bus::new(n, settings);
+        for i in 1..n {
+            bus.joins((i - 1, Side::B), (i, Side::F));
+        }
+        bus
+    }
+
+    /// The seed's scorpion, modules S1 … S7 as 0 … 6 (§4.1): S1.B–S2.F, S2.B–S3.F,
+    /// S3.B–S4.B, S4.F–S5.B, S3.R–S6.B, S6.F–S7.B; the inner arms S2 and S4 pitched.
+    pub fn scorpion(settings: HormoneSettings) -> Bus {
+        let mut bus = Bus::new(7, settings);
+        for (a, b) in [
+            ((0, Side::B), (1, Side::F)),
+            ((1, Side::B), (2, Side::F)),
+            ((2, Side::B), (3, Side::B)),
+            ((3, Side::F), (4, Side::B)),
+            ((2, Side::R), (5, Side::B)),
+            ((5, Side::F), (6, Side::B)),
+        ] {
+            bus.joins(a, b);
+        }
+        for i in [1, 3] {
+            if let Some(m) = bus.module_mut(i) {
+                m.set_pitched(true);
+            }
+        }
+        bus
+    }
+
+    /// A 'V' of two caterpillars of `arm` modules (§6.2): the first arm's front-most
+    /// module's Front joined to the Left of the second arm's front-most module, the centre.
+    /// Modules 0 … arm − 1 are the first arm (0 its joined end), arm … 2·arm − 1 the second
+    /// (arm the centre).
+    pub fn v(arm: usize, settings: HormoneSettings) -> Bus {
+        let mut bus = Bus::new(2 * arm, settings);
+        for i in 1..arm {
+            bus.joins((i - 1, Side::B), (i, Side::F));
+            bus.joins((arm + i - 1, Side::B), (arm + i, Side::F));
+        }
+        bus.joins((0, Side::F), (arm, Side::L));
+        bus
+    }
+
+    fn joins(&mut self, a: Port, b: Port) {
+        let _ = self.link(a, b);
+    }
+
+    /// Joins two free connectors of two present modules.
+    pub fn link(&mut self, a: Port, b: Port) -> Result<(), String> {
+        for p in [a, b] {
+            if self.modules.get(p.0).is_none_or(|m| m.is_none()) {
+                return Err(format!("no module {}", p.0));
+            }
+            if self.peer(p).is_some() {
+                return Err(format!("connector {} of module {} is taken", p.1, p.0));
+            }
+        }
+        if a.0 == b.0 {
+            return Err("a module cannot join itself".into());
+        }
+        self.links.push((a, b));
+        Ok(())
+    }
+
+    /// The port joined to `p`.
+    pub fn peer(&self, p: Port) -> Option<Port> {
+        self.links.iter().find_map(|&(a, b)| {
+            if a == p {
+                Some(b)
+            } else if b == p {
+                Some(a)
+            } else {
+                None
+            }
+        })
+    }
+
+    /// Cuts the link at `p` (nothing if none).
+    pub fn cut(&mut self, p: Port) {
+        self.links.retain(|&(a, b)| a != p && b != p);
+    }
+
+    /// Removes module `i` (it fails): its links go, and frames to it are lost.
+    pub fn remove(&mut self, i: usize) {
+        if let Some(m) = self.modules.get_mut(i) {
+            *m = None;
+        }
+        self.links.retain(|&(a, b)| a.0 != i && b.0 != i);
+    }
+
+    /// Module `i`, if present.
+    pub fn module(&self, i: usize) -> Option<&HormoneModule> {
+        self.modules.get(i)?.as_ref()
+    }
+
+    /// Module `i`, mutable.
+    pub fn module_mut(&mut self, i: usize) -> Option<&mut HormoneModule> {
+        self.modules.get_mut(i)?.as_mut()
+    }
+
+    /// Ticks run.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Queues frames from module `from` (exit side, frame), delivered next tick.
+    pub fn send(&mut self, from: usize, frames: Vec<(Side, Frame)>) {
+        for (side, frame) in frames {
+            if let Some((to, arrival)) = self.peer((from, side)) {
+                self.pending.push((to, arrival, frame));
+            }
+        }
+    }
+
+    /// One tick: every module gets what was sent to it last tick and sends again.
+    pub fn step(&mut self) {
+        self.tick += 1;
+        let mut inboxes: Vec<Vec<(Side, Frame)>> = vec![Vec::new(); self.modules.len()];
+        for (to, arrival, frame) in std::mem::take(&mut self.pending) {
+            inboxes[to].push((arrival, frame));
+        }
+        for (i, inbox) in inboxes.iter().enumerate() {
+            let out = match self.modules[i].as_mut() {
+                Some(m) => m.step(inbox),
+                None => continue,
+            };
+            self.send(i, out);
+        }
+    }
+
+    /// Runs `n` ticks.
+    pub fn run(&mut self, n: usize) {
+        for _ in 0..n {
+            self.step();
+        }
+    }
+
+    /// Every present module's hinge, deg (`None` for a removed one).
+    pub fn hinges(&self) -> Vec<Option<f64>> {
+        self.modules.iter().map(|m| m.as_ref().map(|m| m.hinge_deg())).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hormone::module::{HormoneKind, Role};
+    use crate::hormone::topology::module_type;
+
+    fn settings() -> HormoneSettings {
+        HormoneSettings::default()
+    }
+
+    fn types(bus: &Bus) -> Vec<u16> {
+        (0..bus.modules.len())
+            .filter_map(|i| bus.module(i).map(|m| m.module_type()))
+            .collect()
+    }
+
+    fn roles(bus: &Bus) -> Vec<Role> {
+        (0..bus.modules.len())
+            .filter_map(|i| bus.module(i).map(|m| m.role()))
+            .collect()
+    }
+
+    /// The seed's module types, found by handshakes alone (§4.1).
+    #[test]
+    fn handshakes_find_the_seeds_module_types() {
+        let mut c = Bus::chain(5, settings());
+        c.run(6);
+        assert_eq!(types(&c), [2, 10, 10, 10, 8]);
+        let mut s = Bus::scorpion(settings());
+        s.run(6);
+        assert_eq!(types(&s), [2, 10, 73, 9, 2, 11, 2]);
+        let mut v = Bus::v(3, settings());
+        v.run(6);
+        assert_eq!(v.module(3).map(|m| m.module_type()), Some(1026));
+        // Fig. 2: R2's Left on R1's Front, R2's Right on R3's Front.
+        let mut f = Bus::new(3, settings());
+        f.link((1, Side::L), (0, Side::F)).unwrap_or_else(|e| panic!("{e}"));
+        f.link((1, Side::R), (2, Side::F)).unwrap_or_else(|e| panic!("{e}"));
+        f.run(6);
+        assert_eq!(types(&f), [32, 1152, 24]);
+        assert_eq!(module_type(&[None; 4]), 0);
+    }
+
+    /// Level 2 at the centre of a 7-chain: 7 nodes, not 52; level 8 on a 10-chain maps all
+    /// 10 everywhere.
+    #[test]
+    fn maps_hold_one_node_per_module_up_to_the_level() {
+        let mut c = Bus::chain(7, settings());
+        c.run(20);
+        assert_eq!(c.module(3).map(|m| m.map().nodes()), Some(7));
+        assert_eq!(c.module(0).map(|m| m.map().nodes()), Some(4));
+        let mut long = Bus::chain(
+            10,
+            HormoneSettings {
+                max_level: 8,
+                ..settings()
+            },
+        );
+        long.run(40);
+        for i in 0..10 {
+            assert_eq!(long.module(i).map(|m| m.map().nodes()), Some(10), "module {i}");
+        }
+    }
+
+    /// The four type-2 modules (C1; the scorpion's S1, S5, S7) tell themselves apart by
+    /// their level-2 maps (§4.2), and the level-2 signatures are the seed's.
+    #[test]
+    fn level_two_signatures_give_different_roles() {
+        let mut s = Bus::scorpion(settings());
+        s.run(20);
+        let r = roles(&s);
+        assert_eq!(r[0], Role::ScorpionOuterArm { right: true });
+        assert_eq!(r[1], Role::ScorpionInnerArm { right: true });
+        assert_eq!(r[2], Role::ScorpionHead);
+        assert_eq!(r[3], Role::ScorpionInnerArm { right: false });
+        assert_eq!(r[4], Role::ScorpionOuterArm { right: false });
+        assert_eq!(r[5], Role::ScorpionInnerTail);
+        assert_eq!(r[6], Role::ScorpionOuterTail);
+        let mut c = Bus::chain(4, settings());
+        c.run(20);
+        assert_eq!(c.module(0).map(|m| m.role()), Some(Role::CaterpillarFrontEnd));
+        use Side::*;
+        let sig = |bus: &Bus, i: usize| bus.module(i).map(|m| m.own_node().paths_at(3)).unwrap_or_default();
+        assert_eq!(sig(&c, 0), vec![vec![(B, F), (B, F), (B, F)]]);
+        let s1 = sig(&s, 0);
+        assert!(s1.contains(&vec![(B, F), (B, F), (B, B)]) && s1.contains(&vec![(B, F), (B, F), (R, B)]));
+        let s5 = sig(&s, 4);
+        assert!(s5.contains(&vec![(B, F), (B, B), (F, B)]) && s5.contains(&vec![(B, F), (B, B), (R, B)]));
+        let s7 = sig(&s, 6);
+        assert!(s7.contains(&vec![(B, F), (B, R), (F, B)]) && s7.contains(&vec![(B, F), (B, R), (B, B)]));
+    }
+
+    /// Table 8 exactly for N = 5: module 1 (the rear end, which initiates when going
+    /// forward) toggles ±45° every 4 ticks, and each module copies the one before one tick
+    /// later.
+    #[test]
+    fn the_caterpillar_wave_is_table_8() {
+        let mut c = Bus::chain(5, settings());
+        let mut history: Vec<Vec<f64>> = Vec::new();
+        for _ in 0..40 {
+            c.step();
+            history.push(c.hinges().into_iter().map(|h| h.unwrap_or(f64::NAN)).collect());
+        }
+        // M1 … M5 of the table are modules 4 … 0.
+        let m = |k: usize, t: usize| history[t][5 - k];
+        let t0 = (0..history.len())
+            .find(|&t| m(1, t) != 0.0)
+            .unwrap_or_else(|| panic!("no wave"));
+        // Table 8, time steps 1 … 9 (module → angle set then; earlier: still 0).
+        let table: [&[(usize, f64)]; 9] = [
+            &[(1, 45.0)],
+            &[(2, 45.0)],
+            &[(3, 45.0)],
+            &[(4, 45.0)],
+            &[(5, 45.0), (1, -45.0)],
+            &[(2, -45.0)],
+            &[(3, -45.0)],
+            &[(4, -45.0)],
+            &[(5, -45.0), (1, 45.0)],
+        ];
+        for (step, sets) in table.iter().enumerate() {
+            let t = t0 + step;
+            for &(k, angle) in *sets {
+                assert_eq!(m(k, t), angle, "time step {}: M{k}", step + 1);
+                if t > 0 {
+                    assert_ne!(m(k, t - 1), angle, "M{k} changes at time step {}", step + 1);
+                }
+            }
+        }
+        for k in 2..=5 {
+            assert_eq!(m(k, t0 + k - 2), 0.0, "M{k} has not moved before its first step");
+        }
+        // Closed form from then on: angle_k(t) = +45 if ⌊(t − k)/4⌋ is even.
+        for step in 1..30 {
+            for k in 1..=5 {
+                if step >= k {
+                    let want = if ((step - k) / 4) % 2 == 0 { 45.0 } else { -45.0 };
+                    assert_eq!(m(k, t0 + step - 1), want, "t {step} M{k}");
+                }
+            }
+        }
+    }
+
+    /// The seed's direction-flip trace (§7.3): S1 sends hop 0; S2 (an inner arm, hop 0 < 2)
+    /// passes it with hop 1; the head passes hop 2; S4 (inner arm, hop 2) flips. S2 and the
+    /// tail do not.
+    #[test]
+    fn a_direction_flip_from_s1_flips_s4_only() {
+        let mut s = Bus::scorpion(settings());
+        s.run(20);
+        let frames = s
+            .module(0)
+            .map(|m| m.originate(HormoneKind::DirectionFlip, vec![]))
+            .unwrap_or_default();
+        s.send(0, frames);
+        s.run(6);
+        let d: Vec<i8> = (0..7).filter_map(|i| s.module(i).map(|m| m.direction())).collect();
+        assert_eq!(d, [1, 1, 1, -1, 1, 1, 1]);
+        // S5 mirrors it: S2 flips (and S4 keeps its flip).
+        let frames = s
+            .module(4)
+            .map(|m| m.originate(HormoneKind::DirectionFlip, vec![]))
+            .unwrap_or_default();
+        s.send(4, frames);
+        s.run(6);
+        let d: Vec<i8> = (0..7).filter_map(|i| s.module(i).map(|m| m.direction())).collect();
+        assert_eq!(d, [1, -1, 1, -1, 1, 1, 1]);
+    }
+
+    /// Fig. 5: R5 loses R2 on its Right. R4 (whose Back is on R5's Left) opens R5-node.Right
+    /// and deletes R2's node; R1 and R3 beyond it do the same.
+    #[test]
+    fn a_lost_link_deletes_the_subtree_everywhere() {
+        use Side::*;
+        // 0 = R1, 1 = R2, 2 = R3, 3 = R4, 4 = R5.
+        let mut b = Bus::new(5, settings());
+        for (p, q) in [((3, B), (4, L)), ((4, R), (1, B)), ((3, F), (0, B)), ((3, R), (2, B))] {
+            b.link(p, q).unwrap_or_else(|e| panic!("{e}"));
+        }
+        b.run(20);
+        let r2_from_r4 = [(B, L), (R, B)];
+        assert!(b.module(3).and_then(|m| m.own_node().get(&r2_from_r4)).is_some());
+        let r2_from_r1 = [(B, F), (B, L), (R, B)];
+        assert!(b.module(0).and_then(|m| m.own_node().get(&r2_from_r1)).is_some());
+        b.cut((4, R));
+        b.run(20);
+        for (i, path) in [(3, vec![(B, L)]), (0, vec![(B, F), (B, L)]), (2, vec![(B, R), (B, L)])] {
+            let m = b.module(i).unwrap_or_else(|| panic!("module {i}"));
+            let r5 = m
+                .own_node()
+                .get(&path)
+                .unwrap_or_else(|| panic!("R5 in module {i}'s map"));
+            assert_eq!(r5.status[R.index()], None, "module {i}");
+            assert!(r5.children[R.index()].is_none(), "module {i}");
+        }
+        assert_eq!(b.module(1).map(|m| m.module_type()), Some(0));
+    }
+
+    /// A 10-module caterpillar cut in the middle: two caterpillars, each with its own
+    /// initiator, the new one resetting its segment first; both waves run.
+    #[test]
+    fn a_cut_caterpillar_goes_on_as_two() {
+        let mut c = Bus::chain(10, settings());
+        c.run(40);
+        c.cut((4, Side::B));
+        c.run(30);
+        let r = roles(&c);
+        assert_eq!(r[4], Role::CaterpillarRearEnd);
+        assert_eq!(r[5], Role::CaterpillarFrontEnd);
+        let mut moved = [false; 10];
+        for _ in 0..16 {
+            let before = c.hinges();
+            c.step();
+            for (i, (a, b)) in before.iter().zip(c.hinges()).enumerate() {
+                moved[i] |= *a != b;
+            }
+        }
+        assert!(moved.iter().all(|m| *m), "{moved:?}");
+        // Removing the V's centre leaves two caterpillars.
+        let mut v = Bus::v(4, settings());
+        v.run(30);
+        assert_eq!(v.module(4).map(|m| m.role()), Some(Role::VCentre));
+        v.remove(4);
+        v.run(30);
+        let r: Vec<Role> = (0..8).filter_map(|i| v.module(i).map(|m| m.role())).collect();
+        assert!(
+            r.iter().all(|x| matches!(
+                x,
+                Role::CaterpillarFrontEnd | Role::CaterpillarMiddle | Role::CaterpillarRearEnd
+            )),
+            "{r:?}"
+        );
+    }
+
+    /// Garbage is dropped, counted and named, and the module carries on: a relay past the
+    /// mapping level, a hormone past the organism size, a path that does not match its hop
+    /// count, a locomotion hormone with no angle.
+    #[test]
+    fn bad_frames_are_dropped_and_named() {
+        use crate::hormone::module::{Frame, FrameKind};
+        let mut c = Bus::chain(3, settings());
+        c.run(8);
+        let frame = |kind, hop: u8, path: Vec<(Side, Side)>, data: Vec<f64>| Frame {
+            kind,
+            hop,
+            connector: Side::B,
+            path,
+            data,
+        };
+        let bad = vec![
+            (
+                Side::F,
+                frame(
+                    FrameKind::Handshake { ack: false },
+                    3,
+                    vec![(Side::B, Side::F); 3],
+                    vec![],
+                ),
+            ),
+            (Side::F, frame(FrameKind::Handshake { ack: false }, 1, vec![], vec![])),
+            (
+                Side::F,
+                frame(FrameKind::Hormone(HormoneKind::Reset), 17, vec![], vec![]),
+            ),
+            (
+                Side::F,
+                frame(FrameKind::Hormone(HormoneKind::Locomotion), 0, vec![], vec![f64::NAN]),
+            ),
+        ];
+        let before = c.module(0).map(|m| m.map().nodes());
+        // Out of module 1's Front, into module 0's Back.
+        c.send(1, bad);
+        c.run(1);
+        let m = c.module(0).unwrap_or_else(|| panic!("module 0"));
+        let (n, why) = m.refused();
+        assert_eq!(n, 4);
+        assert!(why.is_some_and(|w| w.contains("finite")), "{why:?}");
+        assert_eq!(Some(m.map().nodes()), before);
+        c.run(8);
+        assert_eq!(c.module(0).map(|m| m.module_type()), Some(2));
+    }
+}

@@ -1,0 +1,570 @@
+//! One module's digital-hormone controller (seed-003): the same code in every module, no
+//! identity of its own; handshakes build its topology map, its role comes from its type and
+//! the map, and hormones from its neighbours drive its hinge. Decision record 0029.
+
+use crate::hormone::topology::{Hop, MapNode, Side, Status, TopologyMap};
+
+/// Hormone types (Table 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HormoneKind {
+    /// The sender's hinge angle (deg), and in the scorpion a time step.
+    Locomotion,
+    /// An obstacle seen on a side of the detector (data: [`ObstacleSide`] code).
+    Obstacle,
+    /// New direction: 1 forward, −1 reverse, 0 stop.
+    DirectionChange,
+    /// Scorpion inner arms with hop ≥ 2 flip their direction.
+    DirectionFlip,
+    /// Every hinge to 0.
+    Reset,
+}
+
+/// What a frame is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKind {
+    /// Topology handshake (ack 0 initiating, 1 acknowledging).
+    Handshake {
+        /// Acknowledgement.
+        ack: bool,
+    },
+    /// A connector of the origin went open (the seed's `[x, Open]` notice).
+    Loss {
+        /// The side that opened.
+        side: Side,
+    },
+    /// A hormone.
+    Hormone(HormoneKind),
+}
+
+/// A frame between neighbours.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    /// Type.
+    pub kind: FrameKind,
+    /// 0 at the creator, +1 per hop.
+    pub hop: u8,
+    /// The sender's exit side (the seed's Connector field).
+    pub connector: Side,
+    /// Relayed handshakes and notices: the hops from the sender back to the origin
+    /// (near side, far side), record 0029 (H5).
+    pub path: Vec<Hop>,
+    /// Hormone data.
+    pub data: Vec<f64>,
+}
+
+/// Most hops a hormone may have made: an organism has at most 16 modules (§2), so a
+/// hormone that has passed more has looped or been forged.
+pub const MAX_HORMONE_HOPS: u8 = 16;
+
+/// Settings shared by every module (record 0029).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HormoneSettings {
+    /// Mapping level (hop limit of relays); the seed's organisms use 2.
+    pub max_level: u8,
+    /// Ticks between handshakes on all four sides (K).
+    pub handshake_every: u64,
+    /// Ticks without a handshake after which a side is open (T).
+    pub timeout_ticks: u64,
+    /// Ticks per half wave of the caterpillar (n = 4).
+    pub half_period: u64,
+    /// Caterpillar and V hinge amplitude, deg (45).
+    pub angle_deg: f64,
+}
+
+impl Default for HormoneSettings {
+    fn default() -> Self {
+        HormoneSettings {
+            max_level: 2,
+            handshake_every: 4,
+            timeout_ticks: 12,
+            half_period: 4,
+            angle_deg: 45.0,
+        }
+    }
+}
+
+/// A module's role, from its type and its map (§4, §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// No neighbour.
+    Alone,
+    /// Caterpillar end whose Back is joined (the front-most end, type 2).
+    CaterpillarFrontEnd,
+    /// Caterpillar end whose Front is joined (the rear-most end, type 8).
+    CaterpillarRearEnd,
+    /// Caterpillar body.
+    CaterpillarMiddle,
+    /// Rolled 90°: its hinge yaws.
+    Pitched,
+    /// V centre (joined on a side connector).
+    VCentre,
+    /// V arm between end and centre.
+    VArm,
+    /// V arm end.
+    VEnd,
+    /// Scorpion head (three neighbours).
+    ScorpionHead,
+    /// Scorpion inner arm (pitched), on the head's Front (right) or Back (left).
+    ScorpionInnerArm {
+        /// On the head's Front side.
+        right: bool,
+    },
+    /// Scorpion outer arm.
+    ScorpionOuterArm {
+        /// On the right arm.
+        right: bool,
+    },
+    /// Inner tail (on the head's Right).
+    ScorpionInnerTail,
+    /// Outer tail.
+    ScorpionOuterTail,
+}
+
+impl Role {
+    /// A short name for reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Role::Alone => "alone",
+            Role::CaterpillarFrontEnd => "caterpillar front end",
+            Role::CaterpillarRearEnd => "caterpillar rear end",
+            Role::CaterpillarMiddle => "caterpillar middle",
+            Role::Pitched => "pitched",
+            Role::VCentre => "V centre",
+            Role::VArm => "V arm",
+            Role::VEnd => "V end",
+            Role::ScorpionHead => "scorpion head",
+            Role::ScorpionInnerArm { right: true } => "scorpion right inner arm",
+            Role::ScorpionInnerArm { right: false } => "scorpion left inner arm",
+            Role::ScorpionOuterArm { right: true } => "scorpion right outer arm",
+            Role::ScorpionOuterArm { right: false } => "scorpion left outer arm",
+            Role::ScorpionInnerTail => "scorpion inner tail",
+            Role::ScorpionOuterTail => "scorpion outer tail",
+        }
+    }
+}
+
+fn joined(status: &[Status; 4]) -> usize {
+    status.iter().filter(|s| s.is_some()).count()
+}
+
+/// A junction: a module with three or more neighbours (a scorpion head) or one joined on a
+/// side connector between two others (a V centre).
+fn junction(status: &[Status; 4]) -> Option<Role> {
+    let side_joined = status[Side::R.index()].is_some() || status[Side::L.index()].is_some();
+    match joined(status) {
+        n if n >= 3 => Some(Role::ScorpionHead),
+        2 if side_joined => Some(Role::VCentre),
+        _ => None,
+    }
+}
+
+/// Classifies from the own statuses, the map and the tilt sensor (record 0029): a junction
+/// within the map makes the module part of a V or a scorpion, where along which side of the
+/// junction it hangs says which part; with none in sight it is a caterpillar.
+pub fn classify(map: &TopologyMap, pitched: bool, max_depth: usize) -> Role {
+    let own = map.status();
+    if let Some(r) = junction(own) {
+        return r;
+    }
+    // The nearest junction in the map, and the path to it.
+    let mut found: Option<(Vec<Hop>, Role)> = None;
+    'search: for depth in 1..=max_depth {
+        for path in map.root.paths_at(depth) {
+            if let Some(node) = map.root.get(&path)
+                && let Some(r) = junction(&node.status)
+            {
+                found = Some((path, r));
+                break 'search;
+            }
+        }
+    }
+    match found {
+        Some((path, Role::ScorpionHead)) => {
+            let head_side = path.last().map(|h| h.1).unwrap_or(Side::B);
+            let inner = path.len() == 1;
+            match head_side {
+                Side::F => {
+                    if inner {
+                        Role::ScorpionInnerArm { right: true }
+                    } else {
+                        Role::ScorpionOuterArm { right: true }
+                    }
+                }
+                Side::B => {
+                    if inner {
+                        Role::ScorpionInnerArm { right: false }
+                    } else {
+                        Role::ScorpionOuterArm { right: false }
+                    }
+                }
+                _ => {
+                    if inner {
+                        Role::ScorpionInnerTail
+                    } else {
+                        Role::ScorpionOuterTail
+                    }
+                }
+            }
+        }
+        Some((_, _)) => match joined(own) {
+            1 => Role::VEnd,
+            _ => Role::VArm,
+        },
+        None if pitched => Role::Pitched,
+        None => match (joined(own), own[Side::B.index()], own[Side::F.index()]) {
+            (0, _, _) => Role::Alone,
+            (1, Some(_), None) => Role::CaterpillarFrontEnd,
+            (1, None, Some(_)) => Role::CaterpillarRearEnd,
+            _ => Role::CaterpillarMiddle,
+        },
+    }
+}
+
+/// One module's controller.
+#[derive(Debug, Clone)]
+pub struct HormoneModule {
+    settings: HormoneSettings,
+    map: TopologyMap,
+    last_seen: [Option<u64>; 4],
+    tick: u64,
+    direction: i8,
+    hinge_deg: f64,
+    pitched: bool,
+    role: Role,
+    /// Ticks since this module started initiating the wave (`None`: not initiating).
+    initiating: Option<u64>,
+    /// The map changed (a module left): the next initiator resets the segment first.
+    split: bool,
+    /// Frames refused (hop count over the limit, hormone without its data).
+    dropped: u64,
+    /// Why the last frame was refused.
+    last_refusal: Option<String>,
+}
+
+impl HormoneModule {
+    /// A module facing forward, hinge at 0, knowing nothing of its neighbours.
+    pub fn new(settings: HormoneSettings) -> HormoneModule {
+        HormoneModule {
+            settings,
+            map: TopologyMap::default(),
+            last_seen: [None; 4],
+            tick: 0,
+            direction: 1,
+            hinge_deg: 0.0,
+            pitched: false,
+            role: Role::Alone,
+            initiating: None,
+            split: false,
+            dropped: 0,
+            last_refusal: None,
+        }
+    }
+
+    /// Frames refused so far, and why the last one was (for a rate-limited log).
+    pub fn refused(&self) -> (u64, Option<&str>) {
+        (self.dropped, self.last_refusal.as_deref())
+    }
+
+    /// Why `f` must be dropped, if it must: a relay beyond the mapping level, a hormone past
+    /// the organism size, a path that does not match its hop count, a hormone missing its
+    /// data.
+    pub fn check(&self, f: &Frame) -> Result<(), String> {
+        let limit = match f.kind {
+            FrameKind::Handshake { .. } | FrameKind::Loss { .. } => self.settings.max_level,
+            FrameKind::Hormone(_) => MAX_HORMONE_HOPS,
+        };
+        if f.hop > limit {
+            return Err(format!(
+                "{:?} frame with hop count {} over the limit {limit}",
+                f.kind, f.hop
+            ));
+        }
+        if matches!(f.kind, FrameKind::Handshake { .. } | FrameKind::Loss { .. }) && f.path.len() != usize::from(f.hop)
+        {
+            return Err(format!(
+                "{:?} frame with hop count {} and a path of {} hops",
+                f.kind,
+                f.hop,
+                f.path.len()
+            ));
+        }
+        let needs_data = matches!(
+            f.kind,
+            FrameKind::Hormone(HormoneKind::Locomotion | HormoneKind::DirectionChange | HormoneKind::Obstacle)
+        );
+        if needs_data && f.data.first().is_none_or(|v| !v.is_finite()) {
+            return Err(format!("{:?} hormone without a finite datum", f.kind));
+        }
+        Ok(())
+    }
+
+    /// The tilt sensor: rolled 90° about the chain axis.
+    pub fn set_pitched(&mut self, pitched: bool) {
+        self.pitched = pitched;
+    }
+
+    /// The map.
+    pub fn map(&self) -> &TopologyMap {
+        &self.map
+    }
+
+    /// The role found last tick.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// Hinge target, deg.
+    pub fn hinge_deg(&self) -> f64 {
+        self.hinge_deg
+    }
+
+    /// 1 forward, −1 reverse, 0 stop.
+    pub fn direction(&self) -> i8 {
+        self.direction
+    }
+
+    /// Module type.
+    pub fn module_type(&self) -> u16 {
+        self.map.module_type()
+    }
+
+    fn joined_sides(&self) -> Vec<Side> {
+        Side::ALL
+            .into_iter()
+            .filter(|s| self.map.status()[s.index()].is_some())
+            .collect()
+    }
+
+    /// One tick: the frames that arrived (arrival side, frame), then the module's own
+    /// sends; returns the frames to send (exit side, frame).
+    pub fn step(&mut self, inbox: &[(Side, Frame)]) -> Vec<(Side, Frame)> {
+        self.tick += 1;
+        let mut out = Vec::new();
+        for (arrival, frame) in inbox {
+            match self.check(frame) {
+                Ok(()) => self.receive(*arrival, frame, &mut out),
+                Err(why) => {
+                    self.dropped += 1;
+                    self.last_refusal = Some(why);
+                }
+            }
+        }
+        self.check_timeouts(&mut out);
+        if self.tick % self.settings.handshake_every == 1 || self.settings.handshake_every == 1 {
+            for side in Side::ALL {
+                out.push((
+                    side,
+                    Frame {
+                        kind: FrameKind::Handshake { ack: false },
+                        hop: 0,
+                        connector: side,
+                        path: Vec::new(),
+                        data: Vec::new(),
+                    },
+                ));
+            }
+        }
+        self.role = classify(&self.map, self.pitched, usize::from(self.settings.max_level) + 1);
+        self.gait(&mut out);
+        out
+    }
+
+    fn relay(&self, arrival: Side, frame: Frame, out: &mut Vec<(Side, Frame)>) {
+        for side in self.joined_sides().into_iter().filter(|s| *s != arrival) {
+            out.push((
+                side,
+                Frame {
+                    connector: side,
+                    ..frame.clone()
+                },
+            ));
+        }
+    }
+
+    fn receive(&mut self, arrival: Side, f: &Frame, out: &mut Vec<(Side, Frame)>) {
+        let to_sender: Hop = (arrival, f.connector);
+        match f.kind {
+            FrameKind::Handshake { ack } => {
+                // Any handshake shows the neighbour on this side.
+                if self.map.root.status[arrival.index()] != Some(f.connector) {
+                    self.map.root.children[arrival.index()] = None;
+                }
+                self.map.root.insert(&[to_sender]);
+                self.last_seen[arrival.index()] = Some(self.tick);
+                let mut full = vec![to_sender];
+                full.extend_from_slice(&f.path);
+                if f.hop > 0 {
+                    self.map.root.insert(&full);
+                }
+                if !ack && f.hop == 0 {
+                    out.push((
+                        arrival,
+                        Frame {
+                            kind: FrameKind::Handshake { ack: true },
+                            hop: 0,
+                            connector: arrival,
+                            path: Vec::new(),
+                            data: Vec::new(),
+                        },
+                    ));
+                }
+                if !ack && f.hop < self.settings.max_level {
+                    let relayed = Frame {
+                        hop: f.hop + 1,
+                        path: full,
+                        ..f.clone()
+                    };
+                    self.relay(arrival, relayed, out);
+                }
+            }
+            FrameKind::Loss { side } => {
+                let mut full = vec![to_sender];
+                full.extend_from_slice(&f.path);
+                self.map.root.open(&full, side);
+                self.split = true;
+                if f.hop < self.settings.max_level {
+                    let relayed = Frame {
+                        hop: f.hop + 1,
+                        path: full,
+                        ..f.clone()
+                    };
+                    self.relay(arrival, relayed, out);
+                }
+            }
+            FrameKind::Hormone(kind) => self.hormone(kind, arrival, f, out),
+        }
+    }
+
+    fn check_timeouts(&mut self, out: &mut Vec<(Side, Frame)>) {
+        for side in Side::ALL {
+            let i = side.index();
+            let stale = self.last_seen[i].is_some_and(|t| self.tick - t > self.settings.timeout_ticks);
+            if self.map.root.status[i].is_some() && stale {
+                self.map.root.open(&[], side);
+                self.last_seen[i] = None;
+                self.split = true;
+                let notice = Frame {
+                    kind: FrameKind::Loss { side },
+                    hop: 0,
+                    connector: side,
+                    path: Vec::new(),
+                    data: Vec::new(),
+                };
+                self.relay(side, notice, out);
+            }
+        }
+    }
+
+    /// Sends `kind` with `data` out of every joined side except `except`.
+    fn emit(&self, kind: HormoneKind, hop: u8, data: Vec<f64>, except: Option<Side>, out: &mut Vec<(Side, Frame)>) {
+        for side in self.joined_sides().into_iter().filter(|s| Some(*s) != except) {
+            out.push((
+                side,
+                Frame {
+                    kind: FrameKind::Hormone(kind),
+                    hop,
+                    connector: side,
+                    path: Vec::new(),
+                    data: data.clone(),
+                },
+            ));
+        }
+    }
+
+    fn hormone(&mut self, kind: HormoneKind, arrival: Side, f: &Frame, out: &mut Vec<(Side, Frame)>) {
+        let next = f.hop.saturating_add(1);
+        match kind {
+            HormoneKind::Locomotion => {
+                let Some(&angle) = f.data.first() else { return };
+                if self.initiating.is_some() {
+                    return; // the initiator makes the wave, it does not copy one
+                }
+                match self.role {
+                    // Passed on unchanged, hinge at 0 (§6.1).
+                    Role::Pitched => self.emit(kind, next, vec![angle], Some(arrival), out),
+                    // The V's waves end at the centre, which does not actuate (§6.2); the
+                    // scorpion's stroke is not a copied wave.
+                    Role::VCentre
+                    | Role::ScorpionHead
+                    | Role::ScorpionInnerArm { .. }
+                    | Role::ScorpionOuterArm { .. }
+                    | Role::ScorpionInnerTail
+                    | Role::ScorpionOuterTail => {}
+                    _ => {
+                        self.hinge_deg = angle;
+                        self.emit(kind, next, vec![angle], Some(arrival), out);
+                    }
+                }
+            }
+            HormoneKind::DirectionChange => {
+                let Some(&d) = f.data.first() else { return };
+                self.direction = d.signum() as i8;
+                self.initiating = None;
+                self.emit(kind, next, f.data.clone(), Some(arrival), out);
+            }
+            HormoneKind::DirectionFlip => {
+                if matches!(self.role, Role::ScorpionInnerArm { .. }) && f.hop >= 2 {
+                    self.direction = -self.direction; // consumed (H9)
+                } else {
+                    self.emit(kind, next, Vec::new(), Some(arrival), out);
+                }
+            }
+            HormoneKind::Reset => {
+                self.hinge_deg = 0.0;
+                self.initiating = None;
+                self.split = false;
+                self.emit(kind, next, Vec::new(), Some(arrival), out);
+            }
+            HormoneKind::Obstacle => {
+                self.emit(kind, next, f.data.clone(), Some(arrival), out);
+            }
+        }
+    }
+
+    /// Whether this module starts the caterpillar wave: the end opposite the direction of
+    /// travel (forward = toward the Front connectors, H4: the rear end initiates).
+    fn initiator(&self) -> bool {
+        matches!(
+            (self.role, self.direction),
+            (Role::CaterpillarRearEnd | Role::VEnd, 1) | (Role::CaterpillarFrontEnd, -1)
+        )
+    }
+
+    fn gait(&mut self, out: &mut Vec<(Side, Frame)>) {
+        if !self.initiator() {
+            self.initiating = None;
+            return;
+        }
+        if self.split {
+            // A new segment starts from its initial posture (§8).
+            self.split = false;
+            self.hinge_deg = 0.0;
+            self.initiating = None;
+            self.emit(HormoneKind::Reset, 0, Vec::new(), None, out);
+            return;
+        }
+        let k = self.initiating.map_or(0, |k| k + 1);
+        self.initiating = Some(k);
+        let a = self.settings.angle_deg;
+        self.hinge_deg = if (k / self.settings.half_period) % 2 == 0 {
+            a
+        } else {
+            -a
+        };
+        self.emit(HormoneKind::Locomotion, 0, vec![self.hinge_deg], None, out);
+    }
+}
+
+impl HormoneModule {
+    /// Starts a hormone here (hop 0) out of every joined side: what a sensor rule does.
+    pub fn originate(&self, kind: HormoneKind, data: Vec<f64>) -> Vec<(Side, Frame)> {
+        let mut out = Vec::new();
+        self.emit(kind, 0, data, None, &mut out);
+        out
+    }
+
+    /// The module's own map node.
+    pub fn own_node(&self) -> &MapNode {
+        &self.map.root
+    }
+}
