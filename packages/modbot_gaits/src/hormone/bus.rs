@@ -455,4 +455,146 @@ mod tests {
         c.run(8);
         assert_eq!(c.module(0).map(|m| m.module_type()), Some(2));
     }
+
+    fn history(bus: &mut Bus, ticks: usize) -> Vec<Vec<f64>> {
+        (0..ticks)
+            .map(|_| {
+                bus.step();
+                bus.hinges().into_iter().map(|h| h.unwrap_or(f64::NAN)).collect()
+            })
+            .collect()
+    }
+
+    fn directions(bus: &Bus) -> Vec<i8> {
+        (0..bus.modules.len())
+            .filter_map(|i| bus.module(i).map(|m| m.direction()))
+            .collect()
+    }
+
+    /// Reversal (§7.1 (iii)): the initiator flips d and floods DIRECTION_CHANGE; the far
+    /// end becomes the initiator and the wave runs the other way, one tick per hop.
+    #[test]
+    fn a_reversed_caterpillar_runs_its_wave_the_other_way() {
+        let mut c = Bus::chain(5, settings());
+        c.run(30);
+        let frames = c.module_mut(4).map(|m| m.reverse()).unwrap_or_default();
+        c.send(4, frames);
+        c.run(10);
+        assert_eq!(directions(&c), [-1; 5]);
+        let h = history(&mut c, 24);
+        // Module k + 1 now copies module k one tick later.
+        for t in 1..h.len() {
+            for k in 0..4 {
+                assert_eq!(h[t][k + 1], h[t - 1][k], "tick {t} module {}", k + 1);
+            }
+        }
+        assert!(h.iter().any(|row| row[0] == 45.0) && h.iter().any(|row| row[0] == -45.0));
+    }
+
+    /// The pitched module (§6.1, §7.1): passes the wave on unchanged with its hinge at 0;
+    /// OBSTACLE(RIGHT) makes it pulse +45° for one tick (a left turn) and is consumed;
+    /// OBSTACLE(LEFT) −45°; OBSTACLE(FRONT) passes it, reaches the initiator and reverses.
+    #[test]
+    fn the_pitched_module_turns_on_side_obstacles_and_front_ones_reverse() {
+        let mut c = Bus::chain(7, settings());
+        if let Some(m) = c.module_mut(3) {
+            m.set_pitched(true);
+        }
+        let h = history(&mut c, 40);
+        assert!(h.iter().all(|row| row[3] == 0.0), "the pitched module holds 0");
+        assert_eq!(c.module(3).map(|m| m.role()), Some(Role::Pitched));
+        // The wave crosses it with one tick per hop: module 2 copies module 4 two ticks later.
+        for t in 2..h.len() {
+            assert_eq!(h[t][2], h[t - 2][4], "tick {t}");
+        }
+        for (side, pulse) in [(2.0, 45.0), (1.0, -45.0)] {
+            let frames = c
+                .module(0)
+                .map(|m| m.originate(HormoneKind::Obstacle, vec![side]))
+                .unwrap_or_default();
+            c.send(0, frames);
+            let h = history(&mut c, 8);
+            let pulses: Vec<f64> = h.iter().map(|row| row[3]).filter(|v| *v != 0.0).collect();
+            assert_eq!(pulses, [pulse], "side {side}");
+            assert_eq!(directions(&c), [1; 7], "consumed: no reversal");
+        }
+        let frames = c
+            .module(0)
+            .map(|m| m.originate(HormoneKind::Obstacle, vec![3.0]))
+            .unwrap_or_default();
+        c.send(0, frames);
+        c.run(20);
+        assert_eq!(directions(&c), [-1; 7]);
+    }
+
+    /// The scorpion's butterfly stroke (§6.3): per arm, outer +0.75 rad, inner +0.75,
+    /// outer −0.75, inner −0.75; in reverse the inner signs flip. The tail stays still.
+    #[test]
+    fn the_scorpion_strokes_in_the_seeds_order() {
+        let a = 0.75f64.to_degrees();
+        let events = |bus: &mut Bus, ticks| {
+            let h = history(bus, ticks);
+            let mut ev: Vec<(usize, f64)> = Vec::new();
+            for t in 1..h.len() {
+                for i in [0, 1] {
+                    if h[t][i] != h[t - 1][i] {
+                        ev.push((i, h[t][i]));
+                    }
+                }
+                assert_eq!((h[t][5], h[t][6]), (0.0, 0.0), "the tail is passive");
+            }
+            ev
+        };
+        let mut s = Bus::scorpion(settings());
+        s.run(20);
+        let ev = events(&mut s, 40);
+        let first = ev.iter().position(|e| *e == (0, a)).unwrap_or_else(|| panic!("{ev:?}"));
+        assert_eq!(&ev[first..first + 4], [(0, a), (1, a), (0, -a), (1, -a)], "{ev:?}");
+        // Both arms stroke together.
+        let h = history(&mut s, 16);
+        assert!(h.iter().all(|row| row[0] == row[4] && row[1] == row[3]));
+        // Reverse: the head's DIRECTION_CHANGE(−1) reaches every module.
+        let frames = s
+            .module(2)
+            .map(|m| m.originate(HormoneKind::DirectionChange, vec![-1.0]))
+            .unwrap_or_default();
+        s.send(2, frames);
+        s.run(12);
+        let ev = events(&mut s, 40);
+        let first = ev.iter().position(|e| *e == (0, a)).unwrap_or_else(|| panic!("{ev:?}"));
+        assert_eq!(&ev[first..first + 4], [(0, a), (1, -a), (0, -a), (1, a)], "{ev:?}");
+    }
+
+    /// The V (§6.2): forward, the two ends start waves toward the centre, which holds still;
+    /// in reverse the centre starts them out of both sides and the ends copy.
+    #[test]
+    fn the_v_runs_inward_forward_and_outward_in_reverse() {
+        let mut v = Bus::v(4, settings());
+        v.run(20);
+        let h = history(&mut v, 24);
+        assert!(h.iter().all(|row| row[4] == 0.0), "the centre does not actuate");
+        // Arm 2 (modules 4 … 7, end 7): module 5 copies module 6 one tick later.
+        for t in 1..h.len() {
+            assert_eq!(h[t][5], h[t - 1][6]);
+            assert_eq!(h[t][0], h[t - 1][1]);
+        }
+        let frames = v
+            .module(4)
+            .map(|m| m.originate(HormoneKind::DirectionChange, vec![-1.0]))
+            .unwrap_or_default();
+        if let Some(m) = v.module_mut(4) {
+            let _ = m.reverse(); // the centre's own d, as the centre deciding to reverse would
+        }
+        v.send(4, frames);
+        v.run(12);
+        assert_eq!(directions(&v), [-1; 8]);
+        let h = history(&mut v, 24);
+        assert!(h.iter().all(|row| row[4] == 0.0));
+        for t in 1..h.len() {
+            assert_eq!(h[t][6], h[t - 1][5], "outward on arm 2");
+            assert_eq!(h[t][1], h[t - 1][0], "outward on arm 1");
+        }
+        // The two modules next to the centre move in step (the centre sends both the same).
+        assert!(h.iter().all(|row| row[0] == row[5]));
+    }
 }

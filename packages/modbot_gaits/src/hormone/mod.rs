@@ -9,5 +9,5 @@ pub mod module;
 pub mod topology;
 
 pub use bus::Bus;
-pub use module::{Frame, FrameKind, HormoneKind, HormoneModule, HormoneSettings, Role, classify};
+pub use module::{Frame, FrameKind, HormoneKind, HormoneModule, HormoneSettings, ObstacleSide, Role, classify};
 pub use topology::{Hop, MapNode, Side, Status, TopologyMap, module_type};

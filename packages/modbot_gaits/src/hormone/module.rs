@@ -56,6 +56,29 @@ pub struct Frame {
 /// hormone that has passed more has looped or been forged.
 pub const MAX_HORMONE_HOPS: u8 = 16;
 
+/// Where an obstacle hormone says the obstacle is (module frame of the detector).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObstacleSide {
+    /// On the left: the organism turns right.
+    Left = 1,
+    /// On the right: the organism turns left.
+    Right = 2,
+    /// Ahead (or behind): the organism reverses.
+    Front = 3,
+}
+
+impl ObstacleSide {
+    /// The side of a hormone datum.
+    pub fn from_datum(v: f64) -> Option<ObstacleSide> {
+        match v as i64 {
+            1 if v == 1.0 => Some(ObstacleSide::Left),
+            2 if v == 2.0 => Some(ObstacleSide::Right),
+            3 if v == 3.0 => Some(ObstacleSide::Front),
+            _ => None,
+        }
+    }
+}
+
 /// Settings shared by every module (record 0029).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HormoneSettings {
@@ -69,6 +92,10 @@ pub struct HormoneSettings {
     pub half_period: u64,
     /// Caterpillar and V hinge amplitude, deg (45).
     pub angle_deg: f64,
+    /// Scorpion arm angle, deg (0.75 rad).
+    pub scorpion_angle_deg: f64,
+    /// Ticks the scorpion head waits for both arms before it strokes again anyway.
+    pub stroke_timeout: u64,
 }
 
 impl Default for HormoneSettings {
@@ -79,6 +106,8 @@ impl Default for HormoneSettings {
             timeout_ticks: 12,
             half_period: 4,
             angle_deg: 45.0,
+            scorpion_angle_deg: 0.75f64.to_degrees(),
+            stroke_timeout: 20,
         }
     }
 }
@@ -235,6 +264,11 @@ pub struct HormoneModule {
     initiating: Option<u64>,
     /// The map changed (a module left): the next initiator resets the segment first.
     split: bool,
+    /// A pitched module's turn pulse ends after this tick.
+    pulse_until: Option<u64>,
+    /// Scorpion head: the stroke step sent last (1 or 2), the tick it was sent, and the
+    /// arms' sides still to answer.
+    stroke: Option<(u8, u64, Vec<Side>)>,
     /// Frames refused (hop count over the limit, hormone without its data).
     dropped: u64,
     /// Why the last frame was refused.
@@ -255,6 +289,8 @@ impl HormoneModule {
             role: Role::Alone,
             initiating: None,
             split: false,
+            pulse_until: None,
+            stroke: None,
             dropped: 0,
             last_refusal: None,
         }
@@ -294,6 +330,14 @@ impl HormoneModule {
         );
         if needs_data && f.data.first().is_none_or(|v| !v.is_finite()) {
             return Err(format!("{:?} hormone without a finite datum", f.kind));
+        }
+        if f.kind == FrameKind::Hormone(HormoneKind::Obstacle)
+            && f.data.first().and_then(|v| ObstacleSide::from_datum(*v)).is_none()
+        {
+            return Err(format!(
+                "obstacle hormone with side {:?} (1 left, 2 right, 3 front)",
+                f.data.first()
+            ));
         }
         Ok(())
     }
@@ -339,6 +383,10 @@ impl HormoneModule {
     /// sends; returns the frames to send (exit side, frame).
     pub fn step(&mut self, inbox: &[(Side, Frame)]) -> Vec<(Side, Frame)> {
         self.tick += 1;
+        if self.pulse_until.is_some_and(|t| self.tick > t) {
+            self.pulse_until = None;
+            self.hinge_deg = 0.0;
+        }
         let mut out = Vec::new();
         for (arrival, frame) in inbox {
             match self.check(frame) {
@@ -482,14 +530,41 @@ impl HormoneModule {
                 match self.role {
                     // Passed on unchanged, hinge at 0 (§6.1).
                     Role::Pitched => self.emit(kind, next, vec![angle], Some(arrival), out),
-                    // The V's waves end at the centre, which does not actuate (§6.2); the
-                    // scorpion's stroke is not a copied wave.
-                    Role::VCentre
-                    | Role::ScorpionHead
-                    | Role::ScorpionInnerArm { .. }
-                    | Role::ScorpionOuterArm { .. }
-                    | Role::ScorpionInnerTail
-                    | Role::ScorpionOuterTail => {}
+                    // The V's waves end at the centre, which does not actuate (§6.2).
+                    Role::VCentre | Role::ScorpionInnerTail | Role::ScorpionOuterTail => {}
+                    Role::ScorpionHead => {
+                        if let Some((_, _, waiting)) = &mut self.stroke {
+                            waiting.retain(|s| *s != arrival);
+                        }
+                    }
+                    Role::ScorpionInnerArm { .. } => {
+                        let from_head = self.map.root.children[arrival.index()]
+                            .as_deref()
+                            .is_some_and(|n| junction(&n.status) == Some(Role::ScorpionHead));
+                        if from_head {
+                            // To the outer arm, no action.
+                            self.emit(kind, next, f.data.clone(), Some(arrival), out);
+                        } else {
+                            // The outer arm's angle, with the direction's sign, back to the head.
+                            self.hinge_deg = angle * f64::from(self.direction);
+                            self.emit(kind, next, vec![self.hinge_deg], Some(arrival), out);
+                        }
+                    }
+                    Role::ScorpionOuterArm { .. } => {
+                        let Some(&step) = f.data.get(1) else { return };
+                        let a = self.settings.scorpion_angle_deg;
+                        self.hinge_deg = if step == 1.0 { a } else { -a };
+                        out.push((
+                            arrival,
+                            Frame {
+                                kind: FrameKind::Hormone(kind),
+                                hop: 0,
+                                connector: arrival,
+                                path: Vec::new(),
+                                data: vec![self.hinge_deg],
+                            },
+                        ));
+                    }
                     _ => {
                         self.hinge_deg = angle;
                         self.emit(kind, next, vec![angle], Some(arrival), out);
@@ -516,21 +591,73 @@ impl HormoneModule {
                 self.emit(kind, next, Vec::new(), Some(arrival), out);
             }
             HormoneKind::Obstacle => {
-                self.emit(kind, next, f.data.clone(), Some(arrival), out);
+                let side = f.data.first().and_then(|v| ObstacleSide::from_datum(*v));
+                match (self.role, side) {
+                    // A turn pulse for one tick, consumed (§7.1).
+                    (Role::Pitched, Some(ObstacleSide::Right)) => self.pulse(self.settings.angle_deg),
+                    (Role::Pitched, Some(ObstacleSide::Left)) => self.pulse(-self.settings.angle_deg),
+                    // Reaching the initiator, it reverses the caterpillar.
+                    _ if self.initiator() => {
+                        let frames = self.reverse();
+                        out.extend(frames);
+                    }
+                    _ => self.emit(kind, next, f.data.clone(), Some(arrival), out),
+                }
             }
         }
     }
 
-    /// Whether this module starts the caterpillar wave: the end opposite the direction of
-    /// travel (forward = toward the Front connectors, H4: the rear end initiates).
+    fn pulse(&mut self, deg: f64) {
+        self.hinge_deg = deg;
+        self.pulse_until = Some(self.tick);
+    }
+
+    /// Reverses: d ← −d, stop initiating, and the new direction to every neighbour
+    /// (§7.1 (iii)); the far end then initiates.
+    pub fn reverse(&mut self) -> Vec<(Side, Frame)> {
+        self.direction = -self.direction;
+        self.initiating = None;
+        self.originate(HormoneKind::DirectionChange, vec![f64::from(self.direction)])
+    }
+
+    /// Whether this module starts the wave: the caterpillar end opposite the direction of
+    /// travel (forward = toward the Front connectors, H4: the rear end initiates); the V's
+    /// ends going forward, its centre in reverse (§6.2).
     fn initiator(&self) -> bool {
         matches!(
             (self.role, self.direction),
-            (Role::CaterpillarRearEnd | Role::VEnd, 1) | (Role::CaterpillarFrontEnd, -1)
+            (Role::CaterpillarRearEnd | Role::VEnd, 1) | (Role::CaterpillarFrontEnd | Role::VCentre, -1)
         )
     }
 
+    /// The scorpion head's stroke loop (§6.3): step 1 or 2 to every neighbour, the next
+    /// step once both arms have answered (or the wait times out).
+    fn stroke(&mut self, out: &mut Vec<(Side, Frame)>) {
+        let due = match &self.stroke {
+            None => true,
+            Some((_, sent, waiting)) => waiting.is_empty() || self.tick - sent > self.settings.stroke_timeout,
+        };
+        if !due {
+            return;
+        }
+        let step = match &self.stroke {
+            Some((1, _, _)) => 2,
+            _ => 1,
+        };
+        let arms: Vec<Side> = [Side::F, Side::B]
+            .into_iter()
+            .filter(|s| self.map.status()[s.index()].is_some())
+            .collect();
+        self.stroke = Some((step, self.tick, arms));
+        self.emit(HormoneKind::Locomotion, 0, vec![0.0, f64::from(step)], None, out);
+    }
+
     fn gait(&mut self, out: &mut Vec<(Side, Frame)>) {
+        if self.role == Role::ScorpionHead {
+            self.stroke(out);
+            return;
+        }
+        self.stroke = None;
         if !self.initiator() {
             self.initiating = None;
             return;
@@ -546,12 +673,16 @@ impl HormoneModule {
         let k = self.initiating.map_or(0, |k| k + 1);
         self.initiating = Some(k);
         let a = self.settings.angle_deg;
-        self.hinge_deg = if (k / self.settings.half_period) % 2 == 0 {
+        let angle = if (k / self.settings.half_period) % 2 == 0 {
             a
         } else {
             -a
         };
-        self.emit(HormoneKind::Locomotion, 0, vec![self.hinge_deg], None, out);
+        // The V's centre sends the wave out of both arms without moving itself.
+        if self.role != Role::VCentre {
+            self.hinge_deg = angle;
+        }
+        self.emit(HormoneKind::Locomotion, 0, vec![angle], None, out);
     }
 }
 
