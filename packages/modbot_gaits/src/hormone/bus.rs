@@ -15,6 +15,8 @@ pub struct Bus {
     links: Vec<(Port, Port)>,
     pending: Vec<(usize, Side, Frame)>,
     tick: u64,
+    /// Each module's IR readings (B, F, R, L), fed to it every tick.
+    ir: Vec<[f64; 4]>,
 }
 
 impl Bus {
@@ -25,6 +27,14 @@ impl Bus {
             links: Vec::new(),
             pending: Vec::new(),
             tick: 0,
+            ir: vec![[crate::hormone::sensing::IR_CLEAR; 4]; n],
+        }
+    }
+
+    /// What module `i`'s IR sensors read from now on (B, F, R, L; 128 clear, 0 touching).
+    pub fn set_ir(&mut self, i: usize, readings: [f64; 4]) {
+        if let Some(r) = self.ir.get_mut(i) {
+            *r = readings;
         }
     }
 
@@ -154,7 +164,10 @@ impl Bus {
         }
         for (i, inbox) in inboxes.iter().enumerate() {
             let out = match self.modules[i].as_mut() {
-                Some(m) => m.step(inbox),
+                Some(m) => {
+                    m.sense(&self.ir[i]);
+                    m.step(inbox)
+                }
                 None => continue,
             };
             self.send(i, out);
@@ -596,5 +609,96 @@ mod tests {
         }
         // The two modules next to the centre move in step (the centre sends both the same).
         assert!(h.iter().all(|row| row[0] == row[5]));
+    }
+
+    const CLEAR: f64 = 128.0;
+
+    /// The caterpillar's detector (§7.1), the leading end: an obstacle ahead with the right
+    /// clear sends OBSTACLE(LEFT) (the pitched module pulses −45°, a right turn), repeated
+    /// while it stays; ahead and right blocked, OBSTACLE(RIGHT) (+45°); all three blocked,
+    /// FRONT, which reverses the organism. Without a pitched module any obstacle reverses.
+    #[test]
+    fn the_leading_end_steers_the_caterpillar_away() {
+        let pulses = |ir: [f64; 4]| {
+            let mut c = Bus::chain(7, settings());
+            if let Some(m) = c.module_mut(3) {
+                m.set_pitched(true);
+            }
+            c.run(30);
+            c.set_ir(0, ir);
+            let h = history(&mut c, 40);
+            let p: Vec<f64> = h.iter().map(|row| row[3]).filter(|v| *v != 0.0).collect();
+            (p, directions(&c))
+        };
+        let (p, d) = pulses([CLEAR, 0.0, CLEAR, CLEAR]);
+        assert!(p.len() >= 2 && p.iter().all(|v| *v == -45.0), "{p:?}");
+        assert_eq!(d, [1; 7]);
+        let (p, _) = pulses([CLEAR, 0.0, 0.0, CLEAR]);
+        assert!(p.len() >= 2 && p.iter().all(|v| *v == 45.0), "{p:?}");
+        let (p, _) = pulses([CLEAR, CLEAR, CLEAR, 0.0]);
+        assert!(
+            p.iter().all(|v| *v == -45.0) && !p.is_empty(),
+            "left only: turn right {p:?}"
+        );
+        let (_, d) = pulses([CLEAR, 0.0, 0.0, 0.0]);
+        assert_eq!(d, [-1; 7], "blocked all round: reversed");
+        // No pitched module: the obstacle reaches the initiator, which reverses.
+        let mut c = Bus::chain(5, settings());
+        c.run(30);
+        c.set_ir(0, [CLEAR, 0.0, CLEAR, CLEAR]);
+        c.run(30);
+        assert_eq!(directions(&c), [-1; 5]);
+        assert_eq!(c.module(0).map(|m| m.role()), Some(Role::CaterpillarFrontEnd));
+    }
+
+    /// The V going forward (§7.2): the centre's F sensor (the organism's left) stops the arm
+    /// on its B side, which holds while the other pushes; clear again, it restarts.
+    #[test]
+    fn the_v_stops_one_arm_to_turn_away() {
+        let mut v = Bus::v(4, settings());
+        v.run(30);
+        v.set_ir(4, [CLEAR, 0.0, CLEAR, CLEAR]);
+        v.run(16);
+        assert_eq!(v.module(7).map(|m| m.direction()), Some(0));
+        let h = history(&mut v, 16);
+        assert!(h.windows(2).all(|w| w[0][6] == w[1][6]), "the stopped arm holds");
+        assert!(h.windows(2).any(|w| w[0][2] != w[1][2]), "the other arm pushes");
+        v.set_ir(4, [CLEAR; 4]);
+        v.run(16);
+        assert_eq!(directions(&v), [1; 8]);
+        // Reversing, a report from the arm on the centre's B sends the arm on L forward for
+        // a while, then back to reverse.
+        let frames = v.module_mut(4).map(|m| m.reverse()).unwrap_or_default();
+        v.send(4, frames);
+        v.run(20);
+        assert_eq!(directions(&v), [-1; 8]);
+        v.set_ir(7, [0.0, CLEAR, CLEAR, CLEAR]);
+        v.run(14);
+        assert_eq!(v.module(3).map(|m| m.direction()), Some(1), "arm on L sent forward");
+        v.set_ir(7, [CLEAR; 4]);
+        v.run(30);
+        assert_eq!(directions(&v), [-1; 8], "and back to reverse");
+    }
+
+    /// The scorpion (§7.3): the head's L sensor reverses it; an outer arm's sensor flips
+    /// the other inner arm, and clear again flips it back; reversing, the outer tail's F
+    /// sensor sends it forward.
+    #[test]
+    fn the_scorpion_reverses_rotates_and_comes_forward() {
+        let mut s = Bus::scorpion(settings());
+        s.run(30);
+        s.set_ir(0, [CLEAR, 0.0, CLEAR, CLEAR]);
+        s.run(16);
+        assert_eq!(directions(&s), [1, 1, 1, -1, 1, 1, 1], "S1 sees: S4 pushes back");
+        s.set_ir(0, [CLEAR; 4]);
+        s.run(16);
+        assert_eq!(directions(&s), [1; 7]);
+        s.set_ir(2, [CLEAR, CLEAR, CLEAR, 0.0]);
+        s.run(16);
+        assert_eq!(directions(&s), [-1; 7], "the head sees ahead: reverse");
+        s.set_ir(2, [CLEAR; 4]);
+        s.set_ir(6, [CLEAR, 0.0, CLEAR, CLEAR]);
+        s.run(16);
+        assert_eq!(directions(&s), [1; 7], "the tail sees behind: forward");
     }
 }

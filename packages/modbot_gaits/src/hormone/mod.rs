@@ -6,8 +6,10 @@
 
 pub mod bus;
 pub mod module;
+pub mod sensing;
 pub mod topology;
 
 pub use bus::Bus;
 pub use module::{Frame, FrameKind, HormoneKind, HormoneModule, HormoneSettings, ObstacleSide, Role, classify};
+pub use sensing::{IrRing, IrSensors};
 pub use topology::{Hop, MapNode, Side, Status, TopologyMap, module_type};

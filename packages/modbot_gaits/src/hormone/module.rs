@@ -2,6 +2,7 @@
 //! identity of its own; handshakes build its topology map, its role comes from its type and
 //! the map, and hormones from its neighbours drive its hinge. Decision record 0029.
 
+use crate::hormone::sensing::IrSensors;
 use crate::hormone::topology::{Hop, MapNode, Side, Status, TopologyMap};
 
 /// Hormone types (Table 1).
@@ -96,6 +97,11 @@ pub struct HormoneSettings {
     pub scorpion_angle_deg: f64,
     /// Ticks the scorpion head waits for both arms before it strokes again anyway.
     pub stroke_timeout: u64,
+    /// IR thresholds per side (B, F, R, L): an obstacle when the mean of ten readings is
+    /// below (the seed tunes them by hand per side and organism and gives none, H11).
+    pub ir_threshold: [f64; 4],
+    /// Ticks between two obstacle hormones while a detector stays blocked.
+    pub obstacle_every: u64,
 }
 
 impl Default for HormoneSettings {
@@ -108,6 +114,8 @@ impl Default for HormoneSettings {
             angle_deg: 45.0,
             scorpion_angle_deg: 0.75f64.to_degrees(),
             stroke_timeout: 20,
+            ir_threshold: [40.0; 4],
+            obstacle_every: 8,
         }
     }
 }
@@ -269,6 +277,18 @@ pub struct HormoneModule {
     /// Scorpion head: the stroke step sent last (1 or 2), the tick it was sent, and the
     /// arms' sides still to answer.
     stroke: Option<(u8, u64, Vec<Side>)>,
+    /// IR buffers.
+    ir: IrSensors,
+    /// Tick of the last obstacle hormone or sensor-driven direction change.
+    last_alarm: Option<u64>,
+    /// V centre: the arms it stopped (forward) — their sides.
+    stopped_arms: Vec<Side>,
+    /// Scorpion outer arm: it flipped the other side's inner arm and owes a second flip.
+    flipped: bool,
+    /// V centre in reverse: the arm it sent forward to turn, and until which tick.
+    turning: Option<(Side, u64)>,
+    /// V centre in reverse: the side and tick of the last obstacle report.
+    last_report: Option<(Side, u64)>,
     /// Frames refused (hop count over the limit, hormone without its data).
     dropped: u64,
     /// Why the last frame was refused.
@@ -291,6 +311,12 @@ impl HormoneModule {
             split: false,
             pulse_until: None,
             stroke: None,
+            ir: IrSensors::default(),
+            last_alarm: None,
+            stopped_arms: Vec::new(),
+            flipped: false,
+            turning: None,
+            last_report: None,
             dropped: 0,
             last_refusal: None,
         }
@@ -413,8 +439,120 @@ impl HormoneModule {
             }
         }
         self.role = classify(&self.map, self.pitched, usize::from(self.settings.max_level) + 1);
+        self.react_to_sensors(&mut out);
         self.gait(&mut out);
         out
+    }
+
+    /// This tick's IR readings, 0 … 128 per side (B, F, R, L), before [`HormoneModule::step`]:
+    /// only open sides are scanned, and a pitched module skips L and R.
+    pub fn sense(&mut self, readings: &[f64; 4]) {
+        let scan: Vec<Side> = Side::ALL
+            .into_iter()
+            .filter(|s| self.map.status()[s.index()].is_none())
+            .filter(|s| !(self.pitched && matches!(s, Side::L | Side::R)))
+            .collect();
+        self.ir.scan(readings, &scan);
+    }
+
+    fn blocked(&self, side: Side) -> bool {
+        self.ir.blocked(side, self.settings.ir_threshold[side.index()])
+    }
+
+    fn alarm_due(&self) -> bool {
+        self.last_alarm
+            .is_none_or(|t| self.tick - t >= self.settings.obstacle_every)
+    }
+
+    /// The sensor rules of §7, by role.
+    fn react_to_sensors(&mut self, out: &mut Vec<(Side, Frame)>) {
+        match self.role {
+            // The leading end of a caterpillar (not the initiator) detects (§7.1); its front
+            // is F going forward, B in reverse.
+            Role::CaterpillarFrontEnd | Role::CaterpillarRearEnd if !self.initiator() => {
+                let front = if self.direction >= 0 { Side::F } else { Side::B };
+                let (right, left) = (self.blocked(Side::R), self.blocked(Side::L));
+                let side = if self.blocked(front) {
+                    Some(if !right {
+                        ObstacleSide::Left
+                    } else if !left {
+                        ObstacleSide::Right
+                    } else {
+                        ObstacleSide::Front
+                    })
+                } else if right {
+                    Some(ObstacleSide::Right)
+                } else if left {
+                    Some(ObstacleSide::Left)
+                } else {
+                    None
+                };
+                if let Some(s) = side
+                    && self.alarm_due()
+                {
+                    self.last_alarm = Some(self.tick);
+                    self.emit(HormoneKind::Obstacle, 0, vec![f64::from(s as u8)], None, out);
+                }
+            }
+            // Forward, the V centre stops the arm on the far side of an obstacle and restarts
+            // it once clear (§7.2): F watches the organism's left (stop the arm on B), R its
+            // right (stop the arm on L).
+            Role::VCentre if self.direction == 1 => {
+                for (sensor, arm) in [(Side::F, Side::B), (Side::R, Side::L)] {
+                    let stopped = self.stopped_arms.contains(&arm);
+                    if self.blocked(sensor) && !stopped {
+                        self.stopped_arms.push(arm);
+                        self.send_on(arm, HormoneKind::DirectionChange, vec![0.0], out);
+                    } else if !self.blocked(sensor) && stopped {
+                        self.stopped_arms.retain(|a| *a != arm);
+                        self.send_on(arm, HormoneKind::DirectionChange, vec![1.0], out);
+                    }
+                }
+            }
+            // Reverse, the V's ends report obstacles toward the centre (§7.2).
+            Role::VEnd
+                if self.direction == -1
+                    && [Side::B, Side::L, Side::R].into_iter().any(|s| self.blocked(s))
+                    && self.alarm_due() =>
+            {
+                self.last_alarm = Some(self.tick);
+                let front = vec![f64::from(ObstacleSide::Front as u8)];
+                self.emit(HormoneKind::Obstacle, 0, front, None, out);
+            }
+            // The scorpion head watches ahead with L; an obstacle reverses the organism (§7.3).
+            Role::ScorpionHead if self.direction == 1 && self.blocked(Side::L) => {
+                let frames = self.reverse();
+                out.extend(frames);
+            }
+            // An outer arm that sees something flips the other inner arm, and flips it back
+            // once clear.
+            Role::ScorpionOuterArm { .. } if self.direction == 1 => {
+                let seen = [Side::F, Side::L, Side::R].into_iter().any(|s| self.blocked(s));
+                if seen != self.flipped {
+                    self.flipped = seen;
+                    self.emit(HormoneKind::DirectionFlip, 0, Vec::new(), None, out);
+                }
+            }
+            // Reversing, the outer tail's F sensor sends the organism forward again.
+            Role::ScorpionOuterTail if self.direction == -1 && self.blocked(Side::F) => {
+                self.direction = 1;
+                self.emit(HormoneKind::DirectionChange, 0, vec![1.0], None, out);
+            }
+            _ => {}
+        }
+    }
+
+    fn send_on(&self, side: Side, kind: HormoneKind, data: Vec<f64>, out: &mut Vec<(Side, Frame)>) {
+        out.push((
+            side,
+            Frame {
+                kind: FrameKind::Hormone(kind),
+                hop: 0,
+                connector: side,
+                path: Vec::new(),
+                data,
+            },
+        ));
     }
 
     fn relay(&self, arrival: Side, frame: Frame, out: &mut Vec<(Side, Frame)>) {
@@ -573,7 +711,14 @@ impl HormoneModule {
             }
             HormoneKind::DirectionChange => {
                 let Some(&d) = f.data.first() else { return };
-                self.direction = d.signum() as i8;
+                // (f64::signum(0.0) is 1: stop must stay 0.)
+                self.direction = if d > 0.5 {
+                    1
+                } else if d < -0.5 {
+                    -1
+                } else {
+                    0
+                };
                 self.initiating = None;
                 self.emit(kind, next, f.data.clone(), Some(arrival), out);
             }
@@ -596,6 +741,8 @@ impl HormoneModule {
                     // A turn pulse for one tick, consumed (§7.1).
                     (Role::Pitched, Some(ObstacleSide::Right)) => self.pulse(self.settings.angle_deg),
                     (Role::Pitched, Some(ObstacleSide::Left)) => self.pulse(-self.settings.angle_deg),
+                    // Reversing, the V centre reads only the side a report came in on (§7.2).
+                    (Role::VCentre, _) if self.direction == -1 => self.v_report(arrival, out),
                     // Reaching the initiator, it reverses the caterpillar.
                     _ if self.initiator() => {
                         let frames = self.reverse();
@@ -604,6 +751,32 @@ impl HormoneModule {
                     _ => self.emit(kind, next, f.data.clone(), Some(arrival), out),
                 }
             }
+        }
+    }
+
+    /// The V centre's reverse-mode rule: a report from one arm sends the *other* arm
+    /// forward for a while (the organism turns away); reports from both within the window
+    /// send the whole V forward.
+    fn v_report(&mut self, arrival: Side, out: &mut Vec<(Side, Frame)>) {
+        let window = 4 * self.settings.half_period;
+        let other_recent = self
+            .last_report
+            .is_some_and(|(s, t)| s != arrival && self.tick - t <= window);
+        self.last_report = Some((arrival, self.tick));
+        if other_recent {
+            self.turning = None;
+            let frames = self.reverse();
+            out.extend(frames);
+            return;
+        }
+        let arm = Side::ALL
+            .into_iter()
+            .find(|s| *s != arrival && self.map.status()[s.index()].is_some());
+        if let Some(arm) = arm
+            && self.turning.is_none()
+        {
+            self.turning = Some((arm, self.tick + window));
+            self.send_on(arm, HormoneKind::DirectionChange, vec![1.0], out);
         }
     }
 
@@ -678,11 +851,21 @@ impl HormoneModule {
         } else {
             -a
         };
-        // The V's centre sends the wave out of both arms without moving itself.
+        // The V's centre sends the wave out of both arms without moving itself, except out
+        // of an arm it has sent forward to turn; when the turn is over that arm reverses again.
         if self.role != Role::VCentre {
             self.hinge_deg = angle;
         }
-        self.emit(HormoneKind::Locomotion, 0, vec![angle], None, out);
+        let mut skip = None;
+        if let Some((arm, until)) = self.turning {
+            if self.tick >= until {
+                self.turning = None;
+                self.send_on(arm, HormoneKind::DirectionChange, vec![-1.0], out);
+            } else {
+                skip = Some(arm);
+            }
+        }
+        self.emit(HormoneKind::Locomotion, 0, vec![angle], skip, out);
     }
 }
 
