@@ -70,15 +70,17 @@ impl Bus {
         bus
     }
 
-    /// A 'V' of two caterpillars of `arm` modules (§6.2): the first arm's front-most
-    /// module's Front joined to the Left of the second arm's front-most module, the centre.
-    /// Modules 0 … arm − 1 are the first arm (0 its joined end), arm … 2·arm − 1 the second
-    /// (arm the centre).
+    /// A 'V' with two arms of `arm` modules (§6.2), 2·arm + 1 in all: a caterpillar of
+    /// `arm` (modules 0 … arm − 1, 0 its joined end) whose front-most module's Front is
+    /// joined to the Left of the front-most module of a caterpillar of arm + 1 (module arm,
+    /// the centre, then arm + 1 … 2·arm).
     pub fn v(arm: usize, settings: HormoneSettings) -> Bus {
-        let mut bus = Bus::new(2 * arm, settings);
+        let mut bus = Bus::new(2 * arm + 1, settings);
         for i in 1..arm {
             bus.joins((i - 1, Side::B), (i, Side::F));
-            bus.joins((arm + i - 1, Side::B), (arm + i, Side::F));
+        }
+        for i in arm + 1..=2 * arm {
+            bus.joins((i - 1, Side::B), (i, Side::F));
         }
         bus.joins((0, Side::F), (arm, Side::L));
         bus
@@ -411,7 +413,8 @@ mod tests {
         assert_eq!(v.module(4).map(|m| m.role()), Some(Role::VCentre));
         v.remove(4);
         v.run(30);
-        let r: Vec<Role> = (0..8).filter_map(|i| v.module(i).map(|m| m.role())).collect();
+        let r: Vec<Role> = (0..9).filter_map(|i| v.module(i).map(|m| m.role())).collect();
+        assert_eq!(r.len(), 8);
         assert!(
             r.iter().all(|x| matches!(
                 x,
@@ -600,7 +603,7 @@ mod tests {
         }
         v.send(4, frames);
         v.run(12);
-        assert_eq!(directions(&v), [-1; 8]);
+        assert_eq!(directions(&v), [-1; 9]);
         let h = history(&mut v, 24);
         assert!(h.iter().all(|row| row[4] == 0.0));
         for t in 1..h.len() {
@@ -659,25 +662,26 @@ mod tests {
         v.run(30);
         v.set_ir(4, [CLEAR, 0.0, CLEAR, CLEAR]);
         v.run(16);
-        assert_eq!(v.module(7).map(|m| m.direction()), Some(0));
+        assert_eq!(v.module(8).map(|m| m.direction()), Some(0));
         let h = history(&mut v, 16);
         assert!(h.windows(2).all(|w| w[0][6] == w[1][6]), "the stopped arm holds");
         assert!(h.windows(2).any(|w| w[0][2] != w[1][2]), "the other arm pushes");
         v.set_ir(4, [CLEAR; 4]);
         v.run(16);
-        assert_eq!(directions(&v), [1; 8]);
+        assert_eq!(directions(&v), [1; 9]);
         // Reversing, a report from the arm on the centre's B sends the arm on L forward for
         // a while, then back to reverse.
         let frames = v.module_mut(4).map(|m| m.reverse()).unwrap_or_default();
         v.send(4, frames);
         v.run(20);
-        assert_eq!(directions(&v), [-1; 8]);
-        v.set_ir(7, [0.0, CLEAR, CLEAR, CLEAR]);
-        v.run(14);
+        assert_eq!(directions(&v), [-1; 9]);
+        v.set_ir(8, [0.0, CLEAR, CLEAR, CLEAR]);
+        // Ten readings fill the buffer, four hops to the centre, three to the far end.
+        v.run(22);
         assert_eq!(v.module(3).map(|m| m.direction()), Some(1), "arm on L sent forward");
-        v.set_ir(7, [CLEAR; 4]);
+        v.set_ir(8, [CLEAR; 4]);
         v.run(30);
-        assert_eq!(directions(&v), [-1; 8], "and back to reverse");
+        assert_eq!(directions(&v), [-1; 9], "and back to reverse");
     }
 
     /// The scorpion (§7.3): the head's L sensor reverses it; an outer arm's sensor flips
