@@ -47,6 +47,9 @@ pub enum Command {
     /// Calibrate a model on the embedded simulator: `modbot calibrate skid-steer` measures the
     /// wheeled vehicle's slip factor α and ICR offset x_ICR (seed-000 §3.3).
     Calibrate(crate::calibrate_cmd::CalibrateArgs),
+    /// Digital-hormone organisms (seed-003): `modbot organism map scorpion` prints each
+    /// module's type and role as its handshakes mapped them; `file` prints the robot file.
+    Organism(crate::organism_cmd::OrganismArgs),
     /// MoleMOD reconfiguration planning.
     Molemod(crate::molemod_cmd::MolemodArgs),
     /// Plan: a strategic plan for a scenario (`modbot plan scenario.yaml --goal x,y`), or
@@ -89,6 +92,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::PoseSearch { table } => pose_search(&table),
         Command::Calibrate(args) => crate::calibrate_cmd::run(&args),
         Command::Molemod(args) => crate::molemod_cmd::run(&args),
+        Command::Organism(args) => crate::organism_cmd::run(&args),
         Command::Plan(args) => crate::plan_cmd::run(&args),
         #[cfg(feature = "ros")]
         Command::Launch(args) => crate::launch_cmd::run(&args),

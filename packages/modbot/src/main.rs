@@ -13,6 +13,7 @@ mod launch_cmd;
 mod list_cmd;
 mod maze_cmd;
 mod molemod_cmd;
+mod organism_cmd;
 mod plan_cmd;
 mod plot;
 mod run_cmd;

@@ -936,3 +936,44 @@ fn minimal_configuration_search_tries_chains_upwards() {
     assert!(doc["minimal"].is_null());
     assert!(out.join("pyp").join("best.yaml").exists());
 }
+
+/// `modbot organism map`: the scorpion's modules find the seed's types and their roles by
+/// handshakes alone; a V's centre is 1026; too many modules or a robot of other modules
+/// are refused naming why.
+#[test]
+fn organism_map_prints_types_and_roles() {
+    let o = modbot(&["organism", "map", "scorpion", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let types: Vec<u64> = doc["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["type"].as_u64().unwrap())
+        .collect();
+    assert_eq!(types, [2, 10, 73, 9, 2, 11, 2]);
+    assert_eq!(doc["modules"][6]["role"], "scorpion outer tail");
+    let o = modbot(&["organism", "map", "v:5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("1026") && stdout(&o).contains("V centre"),
+        "{}",
+        stdout(&o)
+    );
+    let o = modbot(&["organism", "file", "caterpillar:6", "--pitched"]);
+    assert!(
+        stdout(&o).contains("kind: cube") && stdout(&o).contains("roll_deg: 90"),
+        "{}",
+        stdout(&o)
+    );
+    let pp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../config/robots/pp_8.yaml");
+    for (args, says) in [
+        (vec!["organism", "map", "caterpillar:17"], "at most 16"),
+        (vec!["organism", "map", pp.to_str().unwrap()], "cube"),
+        (vec!["organism", "map", "scorpion", "--level", "0"], "--level"),
+    ] {
+        let o = modbot(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+}

@@ -732,10 +732,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("`c` is not connected"), "{e}");
-        let e = file("name: t\nmodules:\n  - {name: a, kind: cube}\n")
+        let e = file("name: t\nmodules:\n  - {name: a, kind: tetrahedron}\n")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("cube") && e.contains("y1"), "{e}");
+        assert!(e.contains("tetrahedron") && e.contains("y1"), "{e}");
         let e = file(&format!(
             "{THREE}connections:\n  - {{from: a.head, to: b.tail, twist: 3}}\n"
         ))

@@ -1,0 +1,128 @@
+//! `modbot organism`: the digital-hormone organisms of seed-003. `map` runs the modules'
+//! handshakes on the in-process hormone bus and prints each module's type and role as the
+//! mapping found them; `file` prints an organism's robot file. Decision record 0029.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use clap::Subcommand;
+use modbot_app::organism::{OrganismSpec, bus_of};
+use modbot_core::Topology;
+use modbot_gaits::hormone::HormoneSettings;
+use serde_json::json;
+
+use crate::common::{BadInput, ConfigArgs, emit};
+
+#[derive(Debug, clap::Args)]
+pub struct OrganismArgs {
+    #[command(subcommand)]
+    pub what: OrganismWhat,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Which {
+    /// caterpillar:N, v:N (N odd: two equal arms and the centre), scorpion, or a robot file
+    /// of `cube` modules.
+    pub organism: String,
+    /// A caterpillar with its module ⌈N/2⌉ rolled 90° (the turning module).
+    #[arg(long)]
+    pub pitched: bool,
+    /// The scorpion without its two tail modules.
+    #[arg(long)]
+    pub no_tail: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OrganismWhat {
+    /// Each module's type and role as its handshakes mapped them (seed-003 §4).
+    Map {
+        #[command(flatten)]
+        which: Which,
+        /// Mapping level (hops relayed; the seed's organisms use 2).
+        #[arg(long, default_value_t = 2)]
+        level: u8,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The organism's robot file (YAML), for `--robot` and for editing.
+    File {
+        #[command(flatten)]
+        which: Which,
+    },
+}
+
+fn load(which: &Which) -> Result<Topology> {
+    let catalog = which.config.catalog()?;
+    let lower = which.organism.to_ascii_lowercase();
+    if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+        if which.pitched || which.no_tail {
+            return Err(BadInput("--pitched and --no-tail apply to a named organism, not a file".into()).into());
+        }
+        return Ok(Topology::load(std::path::Path::new(&which.organism), &catalog)?);
+    }
+    let spec = OrganismSpec::parse(&which.organism, which.pitched, which.no_tail)?;
+    Ok(spec.topology(&catalog)?)
+}
+
+pub fn run(args: &OrganismArgs) -> Result<()> {
+    match &args.what {
+        OrganismWhat::File { which } => {
+            let lower = which.organism.to_ascii_lowercase();
+            if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+                return Err(BadInput("`organism file` prints a named organism's file".into()).into());
+            }
+            let spec = OrganismSpec::parse(&which.organism, which.pitched, which.no_tail)?;
+            emit(spec.robot_file())
+        }
+        OrganismWhat::Map { which, level, json } => {
+            if !(1..=8).contains(level) {
+                return Err(BadInput(format!("--level {level}: expected 1 to 8")).into());
+            }
+            let robot = load(which)?;
+            let settings = HormoneSettings {
+                max_level: *level,
+                ..HormoneSettings::default()
+            };
+            let mut bus = bus_of(&robot, settings)?;
+            // Every handshake relayed to the level, several times over.
+            let ticks = (usize::from(*level) + 3) * settings.handshake_every as usize * 2;
+            bus.run(ticks);
+            let rows: Vec<_> = robot
+                .modules
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| bus.module(i).map(|h| (m.name.clone(), h)))
+                .collect();
+            if *json {
+                let doc = json!({
+                    "organism": robot.name,
+                    "level": level,
+                    "ticks": ticks,
+                    "modules": rows.iter().map(|(name, h)| json!({
+                        "name": name,
+                        "type": h.module_type(),
+                        "role": h.role().name(),
+                        "map_nodes": h.map().nodes(),
+                    })).collect::<Vec<_>>(),
+                });
+                emit(serde_json::to_string_pretty(&doc)? + "\n")
+            } else {
+                let mut s = format!("{} mapped at level {level} after {ticks} ticks\n", robot.name);
+                let _ = writeln!(s, "{:<18} {:>5}  {:>9}  role", "module", "type", "map nodes");
+                for (name, h) in &rows {
+                    let _ = writeln!(
+                        s,
+                        "{name:<18} {:>5}  {:>9}  {}",
+                        h.module_type(),
+                        h.map().nodes(),
+                        h.role().name()
+                    );
+                }
+                emit(s)
+            }
+        }
+    }
+}
