@@ -9,6 +9,7 @@ mod native;
 mod rapier_engine;
 pub mod robot;
 pub mod run;
+pub mod sensors;
 pub mod world;
 
 pub use error::{Result, SimError};

@@ -89,6 +89,7 @@ pub fn run_controller(
     let mut targets = vec![JointTarget::Position(0.0); n];
     let mut values = vec![0.0; n];
     let mut sensors = sim.force_sensors();
+    sensors.extend(sim.ir_readings());
     // Cycle boundaries, in simulated time since the start.
     let mut boundaries = vec![0.0];
     let ticks = match period {
@@ -98,6 +99,7 @@ pub fn run_controller(
     for _ in 0..ticks {
         if !sensors.is_empty() {
             sensors = sim.force_sensors();
+            sensors.extend(sim.ir_readings());
         }
         let obs = Observation {
             time: sim.time() - t_start,

@@ -289,7 +289,7 @@ pub struct Simulator {
     /// Per body: its centre of mass in its frame.
     body_com: Vec<Point3<f64>>,
     /// Per URDF link: its body and its pose in that body.
-    link_body: Vec<(usize, Isometry3<f64>)>,
+    pub(crate) link_body: Vec<(usize, Isometry3<f64>)>,
     link_mass: Vec<f64>,
     link_com: Vec<Point3<f64>>,
     joints: Vec<JointSpec>,
@@ -300,6 +300,14 @@ pub struct Simulator {
     steps: u64,
     time: f64,
     reference: Reference,
+    /// URDF link names, in link order (every robot's).
+    pub(crate) link_names: Vec<String>,
+    /// What a ray can hit: the obstacles (world pose) and every body's colliders (body,
+    /// link, shape, pose in the body).
+    pub(crate) ray_obstacles: Vec<(rapier3d::parry::shape::SharedShape, Isometry3<f64>)>,
+    pub(crate) ray_colliders: Vec<(usize, usize, rapier3d::parry::shape::SharedShape, Isometry3<f64>)>,
+    /// IR range sensors (record 0029).
+    pub(crate) ir: Vec<crate::sensors::IrSensor>,
 }
 
 /// What the measurement protocol follows on the first robot.
@@ -412,6 +420,7 @@ impl Simulator {
         let mut link_mass = Vec::new();
         let mut link_com = Vec::new();
         let mut joint_names = Vec::new();
+        let mut link_names = Vec::new();
         for ((robot, _), span) in robots.iter().zip(&layout.robots) {
             let model = &robot.model;
             let link = |l: usize| span.links.start + l;
@@ -427,6 +436,7 @@ impl Simulator {
                 })
                 .unwrap_or_else(Point3::origin);
             for (i, l) in model.links.iter().enumerate() {
+                link_names.push(l.name.clone());
                 link_mass.push(l.mass);
                 link_com.push(layout.link_body[link(i)].1 * (l.inertial_origin * Point3::origin()));
             }
@@ -460,7 +470,22 @@ impl Simulator {
             })
             .collect();
 
+        let ray_obstacles = layout.obstacles.iter().map(|o| (o.shape.clone(), o.pose)).collect();
+        let ray_colliders = layout
+            .bodies
+            .iter()
+            .enumerate()
+            .flat_map(|(b, body)| {
+                body.colliders
+                    .iter()
+                    .map(move |c| (b, c.link, c.shape.clone(), c.local))
+            })
+            .collect();
         Ok(Simulator {
+            link_names,
+            ray_obstacles,
+            ray_colliders,
+            ir: Vec::new(),
             world,
             settings,
             body_names,
@@ -602,7 +627,7 @@ impl Simulator {
         Ok(())
     }
 
-    fn body_pose(&self, b: usize) -> Isometry3<f64> {
+    pub(crate) fn body_pose(&self, b: usize) -> Isometry3<f64> {
         match &self.world {
             World::Native(w) => w.body_pose(b),
             World::Rapier(w) => w.body_pose(b),

@@ -1,0 +1,195 @@
+//! Range sensors: a ray from a point of a link along its x axis, against the ground plane,
+//! the obstacles and every body but the sensor's own (parry's ray casts). The digital-hormone
+//! modules' IR sensors (seed-003 §2: 0 touching … 128 nothing in range). Decision record 0029.
+
+use std::collections::BTreeMap;
+
+use nalgebra::{Isometry3, Point3, Vector3};
+use rapier3d::parry::query::Ray;
+
+use crate::convert::{to_pose, to_vec};
+use crate::error::{Result, SimError};
+use crate::world::Simulator;
+
+/// The reading of nothing in range.
+pub const IR_FULL_SCALE: f64 = 128.0;
+
+/// One range sensor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IrSensor {
+    /// Name of its reading.
+    pub name: String,
+    /// URDF link it sits on.
+    pub link: String,
+    /// Its pose in the link frame; the beam runs along its x axis.
+    pub pose: Isometry3<f64>,
+    /// Range, m: a reading of 128 at and beyond it.
+    pub range_m: f64,
+}
+
+impl Simulator {
+    /// The index of a URDF link (the first robot's of that name).
+    pub fn link_index(&self, name: &str) -> Option<usize> {
+        self.link_names.iter().position(|n| n == name)
+    }
+
+    /// Fits range sensors; each names a link of the robot and a positive finite range.
+    pub fn set_ir_sensors(&mut self, sensors: Vec<IrSensor>) -> Result<()> {
+        for s in &sensors {
+            if self.link_index(&s.link).is_none() {
+                return Err(SimError::Settings {
+                    key: format!("ir_sensors.{}.link", s.name),
+                    value: s.link.clone(),
+                    expected: "a link of the robot".into(),
+                });
+            }
+            if !(s.range_m.is_finite() && s.range_m > 0.0) {
+                return Err(SimError::Settings {
+                    key: format!("ir_sensors.{}.range_m", s.name),
+                    value: s.range_m.to_string(),
+                    expected: "a positive finite range".into(),
+                });
+            }
+        }
+        self.ir = sensors;
+        Ok(())
+    }
+
+    /// The distance along a ray from `origin` in the unit direction `dir` to the first
+    /// thing it meets within `max` (the ground z = 0, an obstacle, a body other than
+    /// `skip_body`), m.
+    pub fn ray_distance(
+        &self,
+        origin: Point3<f64>,
+        dir: Vector3<f64>,
+        max: f64,
+        skip_body: Option<usize>,
+    ) -> Option<f64> {
+        let mut best = if dir.z < -1e-12 && origin.z >= 0.0 {
+            Some(-origin.z / dir.z).filter(|t| *t <= max)
+        } else {
+            None
+        };
+        let ray = Ray::new(to_vec(&origin.coords), to_vec(&dir));
+        let mut consider = |t: Option<f32>| {
+            if let Some(t) = t {
+                let t = f64::from(t);
+                if best.is_none_or(|b| t < b) {
+                    best = Some(t);
+                }
+            }
+        };
+        for (shape, pose) in &self.ray_obstacles {
+            consider(shape.cast_ray(&to_pose(pose), &ray, max as f32, true));
+        }
+        for (body, _, shape, local) in &self.ray_colliders {
+            if Some(*body) == skip_body {
+                continue;
+            }
+            let pose = self.body_pose(*body) * local;
+            consider(shape.cast_ray(&to_pose(&pose), &ray, max as f32, true));
+        }
+        best
+    }
+
+    /// Every range sensor's reading, 0 (touching) … 128 (nothing within range), by name.
+    pub fn ir_readings(&self) -> BTreeMap<String, Vec<f64>> {
+        self.ir
+            .iter()
+            .filter_map(|s| {
+                let l = self.link_index(&s.link)?;
+                let (body, off) = self.link_body[l];
+                let frame = self.body_pose(body) * off * s.pose;
+                let origin = frame * Point3::origin();
+                let dir = frame.rotation * Vector3::x();
+                let d = self
+                    .ray_distance(origin, dir, s.range_m, Some(body))
+                    .unwrap_or(s.range_m);
+                Some((s.name.clone(), vec![IR_FULL_SCALE * (d / s.range_m).clamp(0.0, 1.0)]))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::robot::SimRobot;
+    use crate::world::SimSettings;
+    use modbot_core::{ModuleCatalog, Scenario, Topology};
+
+    fn sim() -> Simulator {
+        let t = Topology::resolve("pp:2", &ModuleCatalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
+        let world = Scenario::from_yaml(
+            "name: w\nobstacles:\n  - {name: wall, kind: wall, position_m: [2.0, 0.0], size_m: [0.2, 1.0, 0.3]}\n",
+            "w",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let robot = SimRobot::from_topology(&t).unwrap_or_else(|e| panic!("{e}"));
+        Simulator::new(&robot, &world, SimSettings::for_scenario(&world)).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Rays stop at the ground, at an obstacle's near face and at the robot's bodies.
+    #[test]
+    fn rays_meet_the_ground_obstacles_and_bodies() {
+        let s = sim();
+        let down = s.ray_distance(Point3::new(5.0, 5.0, 1.0), -Vector3::z(), 10.0, None);
+        assert!((down.unwrap_or(f64::NAN) - 1.0).abs() < 1e-9, "{down:?}");
+        let wall = s.ray_distance(Point3::new(0.5, 0.0, 0.1), Vector3::x(), 10.0, None);
+        assert!((wall.unwrap_or(f64::NAN) - 1.4).abs() < 1e-5, "{wall:?}");
+        assert_eq!(
+            s.ray_distance(Point3::new(0.5, 0.0, 0.1), -Vector3::y(), 3.0, None),
+            None
+        );
+        let com = s.com();
+        let at_robot = s.ray_distance(Point3::new(com.x, com.y, 1.0), -Vector3::z(), 10.0, None);
+        assert!(
+            at_robot.is_some_and(|d| d < 0.99),
+            "{at_robot:?} hits the robot before the ground"
+        );
+    }
+
+    /// A sensor on the head half looking along the chain reads 128 · distance / range; one
+    /// naming no link or with a bad range is refused by name.
+    #[test]
+    fn ir_sensors_read_scaled_distance_and_bad_ones_are_refused() {
+        let mut s = sim();
+        let link = "module_2_front".to_string();
+        assert!(s.link_index(&link).is_some(), "{:?}", s.link_names);
+        s.set_ir_sensors(vec![IrSensor {
+            name: "ahead".into(),
+            link: link.clone(),
+            pose: Isometry3::translation(0.036, 0.0, 0.0),
+            range_m: 4.0,
+        }])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let r = s.ir_readings()["ahead"][0];
+        // The head face is a little short of the wall's near face at x = 1.9.
+        let (_, head) = s.ends();
+        let want = 128.0 * (1.9 - head.x) / 4.0;
+        assert!((r - want).abs() < 0.5, "{r} vs {want}");
+        for (sensor, says) in [
+            (
+                IrSensor {
+                    link: "nose".into(),
+                    ..s.ir[0].clone()
+                },
+                "link",
+            ),
+            (
+                IrSensor {
+                    range_m: 0.0,
+                    ..s.ir[0].clone()
+                },
+                "range_m",
+            ),
+        ] {
+            let e = s
+                .set_ir_sensors(vec![sensor])
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(e.contains(says), "{e}");
+        }
+    }
+}
