@@ -47,6 +47,24 @@ pub enum OrganismWhat {
         #[arg(long)]
         json: bool,
     },
+    /// Run an organism in the embedded simulator: its modules' hormone controllers, IR
+    /// sensors by ray casts; speed and heading over the run, a run folder.
+    Run {
+        #[command(flatten)]
+        which: Which,
+        /// World (scenario .yaml): walls and obstacles; default flat ground.
+        #[arg(long, value_name = "FILE")]
+        world: Option<std::path::PathBuf>,
+        /// Simulated time, s (the first 4 s warm up).
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+        /// Run folder (default runs/organism_<name>).
+        #[arg(long, short, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// The organism's robot file (YAML), for `--robot` and for editing.
     File {
         #[command(flatten)]
@@ -67,8 +85,77 @@ fn load(which: &Which) -> Result<Topology> {
     Ok(spec.topology(&catalog)?)
 }
 
+fn run_one(
+    which: &Which,
+    world: Option<&std::path::Path>,
+    seconds: f64,
+    out: Option<&std::path::Path>,
+    quiet: bool,
+) -> Result<()> {
+    use anyhow::Context;
+    let robot = load(which)?;
+    let world = modbot_app::load_world(world)?;
+    let options = modbot_app::EvalOptions {
+        library: which.config.library()?,
+        ..modbot_app::EvalOptions::default()
+    };
+    let bar = if quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new((seconds * 1000.0) as u64)
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} sim {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let started = std::time::Instant::now();
+    let run = modbot_app::organism::run_organism(&robot, &world, seconds, &options, &mut |t, _| {
+        bar.set_position((t * 1000.0) as u64);
+        bar.set_message(format!("{t:.1} s"));
+    })?;
+    bar.finish_and_clear();
+    let r = &run.report;
+    let dir = out
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_else(|| std::path::PathBuf::from(format!("runs/organism_{}", robot.name)));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let summary = json!({
+        "organism": robot.name,
+        "world": world.name,
+        "seconds": seconds,
+        "wall_s": started.elapsed().as_secs_f64(),
+        "speed_cm_s": r.speed_m_s * 100.0,
+        "step_cm_per_period": r.step_m * 100.0,
+        "heading_change_deg_per_period": r.heading_change_deg,
+        "period_s": r.period_s,
+        "closest_ir": run.closest_ir,
+        "modules": run.modules.iter().map(|(n, t, role)| json!({"name": n, "type": t, "role": role})).collect::<Vec<_>>(),
+    });
+    std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&summary)? + "\n")
+        .context("writing summary.json")?;
+    let names: Vec<String> = robot.joint_names();
+    crate::plot::run_plot(&dir.join("plot.png"), &robot.name, &run.samples, &names)?;
+    emit(format!(
+        "{}: {:.2} cm/s ({:.2} cm per {:.1} s wave period), heading {:+.1}°/period, closest IR {:.0}/128\nrun folder: {} (summary.json, plot.png)\n",
+        robot.name,
+        r.speed_m_s * 100.0,
+        r.step_m * 100.0,
+        r.period_s,
+        r.heading_change_deg,
+        run.closest_ir,
+        dir.display()
+    ))
+}
+
 pub fn run(args: &OrganismArgs) -> Result<()> {
     match &args.what {
+        OrganismWhat::Run {
+            which,
+            world,
+            seconds,
+            out,
+            quiet,
+        } => run_one(which, world.as_deref(), *seconds, out.as_deref(), *quiet),
         OrganismWhat::File { which } => {
             let lower = which.organism.to_ascii_lowercase();
             if lower.ends_with(".yaml") || lower.ends_with(".yml") {

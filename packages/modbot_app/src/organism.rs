@@ -5,10 +5,207 @@
 
 use std::fmt::Write as _;
 
-use modbot_core::{ModuleCatalog, Topology};
+use modbot_core::{ModuleCatalog, Scenario, Topology};
 use modbot_gaits::hormone::{Bus, HormoneSettings, Side};
+use modbot_gaits::{Controller, JointTarget, Observation};
+use modbot_sim::sensors::IrSensor;
+use modbot_sim::{Report, RunPlan, Sample, run_controller};
+use nalgebra::{Isometry3, Translation3, UnitQuaternion};
 
 use crate::error::{AppError, Result};
+use crate::evaluate::EvalOptions;
+use crate::session::SimSession;
+
+/// Seconds per hormone tick (H1: the seed's time step is not in seconds; the cube's servo
+/// reaches ±45° within one).
+pub const TICK_S: f64 = 0.25;
+/// IR range, m: a reading of 128 at and beyond it (the seed gives the scale, not the range).
+pub const IR_RANGE_M: f64 = 0.3;
+
+/// The IR sensor of every module side: `ir/<module>/<side>`, at the port, looking out.
+pub fn ir_sensors(robot: &Topology) -> Vec<IrSensor> {
+    let mut out = Vec::new();
+    for (i, m) in robot.modules.iter().enumerate() {
+        let kind = robot.kind_of(i);
+        for side in Side::ALL {
+            let Some(port) = kind.ports.get(&side.to_string()) else {
+                continue;
+            };
+            let Some(l) = kind.links.iter().position(|k| k.name == port.link) else {
+                continue;
+            };
+            let [r, p, y] = port.rpy_deg.map(f64::to_radians);
+            out.push(IrSensor {
+                name: format!("ir/{}/{side}", m.name),
+                link: robot.link_name(i, l),
+                pose: Isometry3::from_parts(
+                    Translation3::new(port.xyz[0], port.xyz[1], port.xyz[2]),
+                    UnitQuaternion::from_euler_angles(r, p, y),
+                ),
+                range_m: IR_RANGE_M,
+            });
+        }
+    }
+    out
+}
+
+/// The organism's modules as one controller of the simulated robot: each tick of
+/// [`TICK_S`] every module reads its four IR sensors, the bus delivers last tick's frames
+/// and each module's hinge target is sent to its joint.
+pub struct HormoneController {
+    bus: Bus,
+    /// Per module: its hinge's command index.
+    hinge: Vec<Option<usize>>,
+    /// Per module: its sensors' names, B F R L.
+    ir: Vec<[String; 4]>,
+    joints: usize,
+    clock: f64,
+    ticks: u64,
+    half_period: u64,
+    closest: f64,
+}
+
+impl HormoneController {
+    /// The controller of `robot` (a robot of `cube` modules).
+    pub fn new(robot: &Topology, settings: HormoneSettings) -> Result<HormoneController> {
+        let bus = bus_of(robot, settings)?;
+        let joints = robot.joints();
+        let hinge = (0..robot.len())
+            .map(|i| joints.iter().position(|j| j.module == i))
+            .collect();
+        let ir = robot
+            .modules
+            .iter()
+            .map(|m| Side::ALL.map(|s| format!("ir/{}/{s}", m.name)))
+            .collect();
+        Ok(HormoneController {
+            bus,
+            hinge,
+            ir,
+            joints: joints.len(),
+            clock: 0.0,
+            ticks: 0,
+            half_period: settings.half_period,
+            closest: 128.0,
+        })
+    }
+
+    /// The bus (modules, maps, roles).
+    pub fn bus(&self) -> &Bus {
+        &self.bus
+    }
+
+    /// The smallest IR reading any module has had, 0 (touching) … 128.
+    pub fn closest(&self) -> f64 {
+        self.closest
+    }
+}
+
+impl Controller for HormoneController {
+    fn name(&self) -> &str {
+        "hormone"
+    }
+
+    fn joint_count(&self) -> usize {
+        self.joints
+    }
+
+    fn step(&mut self, dt: f64, obs: &Observation<'_>, out: &mut [JointTarget]) {
+        self.clock += dt;
+        while (self.ticks + 1) as f64 * TICK_S <= self.clock + 1e-9 {
+            for (i, names) in self.ir.iter().enumerate() {
+                let read = |n: &String| obs.sensors.get(n).and_then(|v| v.first().copied()).unwrap_or(128.0);
+                let r = [read(&names[0]), read(&names[1]), read(&names[2]), read(&names[3])];
+                // Joined sides read near 0 (covered); only open ones count as "seen".
+                if let Some(m) = self.bus.module(i) {
+                    for (k, v) in r.iter().enumerate() {
+                        if m.map().status()[k].is_none() {
+                            self.closest = self.closest.min(*v);
+                        }
+                    }
+                }
+                self.bus.set_ir(i, r);
+            }
+            self.bus.step();
+            self.ticks += 1;
+        }
+        for o in out.iter_mut() {
+            *o = JointTarget::Position(0.0);
+        }
+        for (i, h) in self.bus.hinges().iter().enumerate() {
+            if let (Some(deg), Some(Some(j))) = (h, self.hinge.get(i))
+                && let Some(o) = out.get_mut(*j)
+            {
+                *o = JointTarget::Position(deg.to_radians());
+            }
+        }
+    }
+
+    fn period(&self) -> Option<f64> {
+        Some(2.0 * self.half_period as f64 * TICK_S)
+    }
+
+    fn completed_cycles(&self) -> usize {
+        (self.ticks / (2 * self.half_period)) as usize
+    }
+}
+
+/// What an organism run measured.
+#[derive(Debug, Clone)]
+pub struct OrganismRun {
+    /// The protocol's report (cycles of one wave period, 2 s).
+    pub report: Report,
+    /// One sample per control tick.
+    pub samples: Vec<Sample>,
+    /// Each module's name, type and role at the end.
+    pub modules: Vec<(String, u16, String)>,
+    /// Smallest IR reading any module saw on an open side, 0 (touching) … 128.
+    pub closest_ir: f64,
+}
+
+/// Runs an organism in `world` for `seconds` (the first 4 s, two wave periods, are warm-up).
+pub fn run_organism(
+    robot: &Topology,
+    world: &Scenario,
+    seconds: f64,
+    options: &EvalOptions,
+    progress: &mut dyn FnMut(f64, f64),
+) -> Result<OrganismRun> {
+    let period = 2.0 * HormoneSettings::default().half_period as f64 * TICK_S;
+    if !(seconds.is_finite() && seconds >= 3.0 * period && seconds <= 3600.0) {
+        return Err(AppError::BadInput(format!(
+            "--seconds {seconds}: expected {} to 3600 s (two wave periods of warm-up, one measured)",
+            3.0 * period
+        )));
+    }
+    let mut session = SimSession::new(robot.clone(), world, options.settings(world), 0)?;
+    session.sim.set_ir_sensors(ir_sensors(robot))?;
+    let mut controller = HormoneController::new(robot, HormoneSettings::default())?;
+    let plan = RunPlan {
+        warmup_cycles: 2,
+        cycles: ((seconds / period).floor() as usize).saturating_sub(2).max(1),
+        ..options.plan
+    };
+    let out = run_controller(&mut session.sim, &mut controller, plan, session.body_length_m, progress)?;
+    let closest_ir = controller.closest();
+    let modules = robot
+        .modules
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| {
+            controller
+                .bus()
+                .module(i)
+                .map(|h| (m.name.clone(), h.module_type(), h.role().name().to_string()))
+        })
+        .collect();
+    Ok(OrganismRun {
+        report: out.report,
+        samples: out.samples,
+        modules,
+        closest_ir,
+    })
+}
 
 /// Most modules in an organism (the seed's simulator limit, §2).
 pub const MAX_ORGANISM_MODULES: usize = 16;
