@@ -629,10 +629,10 @@ fn bad_robot_files_are_refused_by_name() {
     let o = modbot(&["export", "urdf", "pp:3", "--modules", modules.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let path = scratch("bad_kind.yaml");
-    std::fs::write(&path, "name: bad\nmodules:\n  - {name: a, kind: cube}\n").unwrap();
+    std::fs::write(&path, "name: bad\nmodules:\n  - {name: a, kind: tetrahedron}\n").unwrap();
     let o = modbot(&["export", "urdf", path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("cube"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("tetrahedron"), "{}", stderr(&o));
 }
 
 /// The wheel-foot robots run by name with their gaits and the same report; their bad input
