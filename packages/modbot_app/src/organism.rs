@@ -480,6 +480,20 @@ mod tests {
             (roles[0], roles[9]),
             (Role::CaterpillarFrontEnd, Role::CaterpillarRearEnd)
         );
+        // Without its tail the head has the same joins as the left inner arm (B to B, F to
+        // B); the tilt carried by the handshakes tells the pitched arm from the upright head.
+        let (_, b) = mapped(OrganismSpec::parse("scorpion", false, true).unwrap_or_else(|e| panic!("{e}")));
+        let roles: Vec<Role> = (0..5).filter_map(|i| b.module(i).map(|m| m.role())).collect();
+        assert_eq!(
+            roles,
+            [
+                Role::ScorpionOuterArm { right: true },
+                Role::ScorpionInnerArm { right: true },
+                Role::ScorpionHead,
+                Role::ScorpionInnerArm { right: false },
+                Role::ScorpionOuterArm { right: false },
+            ]
+        );
         let (t, b) = mapped(OrganismSpec::parse("v:5", false, false).unwrap_or_else(|e| panic!("{e}")));
         assert_eq!(t.len(), 5);
         assert_eq!(

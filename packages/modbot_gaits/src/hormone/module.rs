@@ -184,13 +184,18 @@ fn joined(status: &[Status; 4]) -> usize {
     status.iter().filter(|s| s.is_some()).count()
 }
 
-/// A junction: a module with three or more neighbours (a scorpion head) or one joined on a
-/// side connector between two others (a V centre).
-fn junction(status: &[Status; 4]) -> Option<Role> {
+/// A junction: a module with three or more neighbours (a scorpion head), one joined on a
+/// side connector between two others (a V centre), or an upright one whose Back is joined to
+/// another Back (the head of a scorpion without its tail; its pitched inner arm has the same
+/// joins, so the tilt the handshakes carry tells them apart).
+fn junction(node: &MapNode) -> Option<Role> {
+    let status = &node.status;
     let side_joined = status[Side::R.index()].is_some() || status[Side::L.index()].is_some();
+    let back_to_back = status[Side::B.index()] == Some(Side::B);
     match joined(status) {
         n if n >= 3 => Some(Role::ScorpionHead),
         2 if side_joined => Some(Role::VCentre),
+        2 if back_to_back && node.pitched == Some(false) => Some(Role::ScorpionHead),
         _ => None,
     }
 }
@@ -200,7 +205,7 @@ fn junction(status: &[Status; 4]) -> Option<Role> {
 /// junction it hangs says which part; with none in sight it is a caterpillar.
 pub fn classify(map: &TopologyMap, pitched: bool, max_depth: usize) -> Role {
     let own = map.status();
-    if let Some(r) = junction(own) {
+    if let Some(r) = junction(&map.root) {
         return r;
     }
     // The nearest junction in the map, and the path to it.
@@ -208,7 +213,7 @@ pub fn classify(map: &TopologyMap, pitched: bool, max_depth: usize) -> Role {
     'search: for depth in 1..=max_depth {
         for path in map.root.paths_at(depth) {
             if let Some(node) = map.root.get(&path)
-                && let Some(r) = junction(&node.status)
+                && let Some(r) = junction(node)
             {
                 found = Some((path, r));
                 break 'search;
@@ -433,11 +438,12 @@ impl HormoneModule {
                         hop: 0,
                         connector: side,
                         path: Vec::new(),
-                        data: Vec::new(),
+                        data: vec![f64::from(u8::from(self.pitched))],
                     },
                 ));
             }
         }
+        self.map.root.pitched = Some(self.pitched);
         self.role = classify(&self.map, self.pitched, usize::from(self.settings.max_level) + 1);
         self.react_to_sensors(&mut out);
         self.gait(&mut out);
@@ -579,8 +585,11 @@ impl HormoneModule {
                 self.last_seen[arrival.index()] = Some(self.tick);
                 let mut full = vec![to_sender];
                 full.extend_from_slice(&f.path);
-                if f.hop > 0 {
-                    self.map.root.insert(&full);
+                // The origin's tilt, when the frame carries it (the Hormone Data field).
+                let tilt = f.data.first().map(|v| *v == 1.0);
+                let origin = self.map.root.insert(&full);
+                if tilt.is_some() {
+                    origin.pitched = tilt;
                 }
                 if !ack && f.hop == 0 {
                     out.push((
@@ -590,7 +599,7 @@ impl HormoneModule {
                             hop: 0,
                             connector: arrival,
                             path: Vec::new(),
-                            data: Vec::new(),
+                            data: vec![f64::from(u8::from(self.pitched))],
                         },
                     ));
                 }
@@ -678,7 +687,7 @@ impl HormoneModule {
                     Role::ScorpionInnerArm { .. } => {
                         let from_head = self.map.root.children[arrival.index()]
                             .as_deref()
-                            .is_some_and(|n| junction(&n.status) == Some(Role::ScorpionHead));
+                            .is_some_and(|n| junction(n) == Some(Role::ScorpionHead));
                         if from_head {
                             // To the outer arm, no action.
                             self.emit(kind, next, f.data.clone(), Some(arrival), out);

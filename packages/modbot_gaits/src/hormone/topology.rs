@@ -97,6 +97,8 @@ pub struct MapNode {
     pub status: [Status; 4],
     /// The module behind each connector, if known (never the parent's side).
     pub children: [Option<Box<MapNode>>; 4],
+    /// Its tilt sensor (rolled 90°), as its handshakes said; `None` until one has.
+    pub pitched: Option<bool>,
 }
 
 impl MapNode {
