@@ -4,10 +4,10 @@
 //! staged fitness. Decision record 0027.
 
 use modbot_core::scenario::{Maze, MazePart};
-use modbot_gaits::{Controller, JointTarget, Observation};
+use modbot_gaits::{Controller, Observation};
 
-use crate::error::{Result, SimError};
-use crate::run::send_targets;
+use crate::error::Result;
+use crate::run::{ControlLoop, settings_error};
 use crate::world::Simulator;
 
 /// Signed distance of `p` past the line through `origin` across `heading`.
@@ -237,38 +237,20 @@ pub fn run_maze(
     control_rate_hz: f64,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<MazeRun> {
-    let settings = |key: &str, value: f64, expected: &str| SimError::Settings {
-        key: key.into(),
-        value: value.to_string(),
-        expected: expected.into(),
-    };
-    if !(control_rate_hz.is_finite() && control_rate_hz > 0.0) {
-        return Err(settings("control_rate_hz", control_rate_hz, "a rate > 0 Hz"));
-    }
     for (key, v) in [
         ("max_time_s", rules.max_time_s),
         ("enter_within_s", rules.enter_within_s),
     ] {
         if !(v.is_finite() && v > 0.0 && v <= 86_400.0) {
-            return Err(settings(key, v, "a time in (0, 86400] s"));
+            return Err(settings_error(key, v, "a time in (0, 86400] s"));
         }
     }
-    let n = sim.joint_names().len();
-    if controller.joint_count() != n {
-        return Err(SimError::JointCount {
-            expected: n,
-            got: controller.joint_count(),
-        });
-    }
+    let mut control = ControlLoop::new(sim, controller, control_rate_hz)?;
     let mut tracker = MazeTracker::new(maze)?;
-    let dt = 1.0 / control_rate_hz;
-    let substeps = (dt / sim.step_size()).round().max(1.0) as usize;
+    let dt = control.dt;
     let t0 = sim.time();
-    let mut targets = vec![JointTarget::Position(0.0); n];
-    let mut values = vec![0.0; n];
-    let drives = sim.drives();
     let mut path = Vec::new();
-    let sensors = Default::default();
+    let mut sensors = sim.sensor_readings();
     loop {
         let com = sim.com();
         let p = [com.x, com.y];
@@ -284,6 +266,9 @@ pub fn run_maze(
         }
         let positions = sim.joint_positions();
         let velocities = sim.joint_velocities();
+        if !sensors.is_empty() {
+            sensors = sim.sensor_readings();
+        }
         let obs = Observation {
             time: t,
             positions: &positions,
@@ -291,11 +276,7 @@ pub fn run_maze(
             base: sim.root_pose(),
             sensors: &sensors,
         };
-        controller.step(dt, &obs, &mut targets);
-        send_targets(sim, controller.name(), &drives, &targets, &mut values)?;
-        for _ in 0..substeps {
-            sim.step()?;
-        }
+        control.tick(sim, controller, &obs)?;
         progress(t + dt, rules.max_time_s);
     }
 }

@@ -54,28 +54,13 @@ pub fn run_controller(
     body_length_m: f64,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<RunOutput> {
-    let settings = |key: &str, value: f64, expected: &str| SimError::Settings {
-        key: key.into(),
-        value: value.to_string(),
-        expected: expected.into(),
-    };
-    if !(plan.control_rate_hz.is_finite() && plan.control_rate_hz > 0.0) {
-        return Err(settings("control_rate_hz", plan.control_rate_hz, "a rate > 0 Hz"));
-    }
     if !(plan.max_time_s.is_finite() && plan.max_time_s > 0.0) {
-        return Err(settings("max_time_s", plan.max_time_s, "a time > 0 s"));
+        return Err(settings_error("max_time_s", plan.max_time_s, "a time > 0 s"));
     }
-    let n = sim.joint_names().len();
-    if controller.joint_count() != n {
-        return Err(SimError::JointCount {
-            expected: n,
-            got: controller.joint_count(),
-        });
-    }
+    let mut control = ControlLoop::new(sim, controller, plan.control_rate_hz)?;
     let wanted = plan.warmup_cycles + plan.cycles;
     let period = controller.period();
-    let dt = 1.0 / plan.control_rate_hz;
-    let substeps = (dt / sim.step_size()).round().max(1.0) as usize;
+    let dt = control.dt;
     let expected_total = match period {
         Some(p) => wanted as f64 * p,
         None => plan.max_time_s,
@@ -85,11 +70,7 @@ pub fn run_controller(
     let mut positions = sim.joint_positions();
     rec.record(sim, &positions);
     let mut velocities = sim.joint_velocities();
-    let drives = sim.drives();
-    let mut targets = vec![JointTarget::Position(0.0); n];
-    let mut values = vec![0.0; n];
-    let mut sensors = sim.force_sensors();
-    sensors.extend(sim.ir_readings());
+    let mut sensors = sim.sensor_readings();
     // Cycle boundaries, in simulated time since the start.
     let mut boundaries = vec![0.0];
     let ticks = match period {
@@ -98,8 +79,7 @@ pub fn run_controller(
     };
     for _ in 0..ticks {
         if !sensors.is_empty() {
-            sensors = sim.force_sensors();
-            sensors.extend(sim.ir_readings());
+            sensors = sim.sensor_readings();
         }
         let obs = Observation {
             time: sim.time() - t_start,
@@ -108,12 +88,8 @@ pub fn run_controller(
             base: sim.root_pose(),
             sensors: &sensors,
         };
-        controller.step(dt, &obs, &mut targets);
-        send_targets(sim, controller.name(), &drives, &targets, &mut values)?;
-        for _ in 0..substeps {
-            sim.step()?;
-        }
-        rec.record(sim, &values);
+        control.tick(sim, controller, &obs)?;
+        rec.record(sim, control.values());
         // The sample just recorded holds the joint angles the controller sees next.
         if let Some(s) = rec.samples.last() {
             positions.clone_from(&s.angles);
@@ -150,6 +126,71 @@ pub fn run_controller(
         samples: rec.samples,
         report,
     })
+}
+
+/// A bad run setting, named.
+pub(crate) fn settings_error(key: &str, value: f64, expected: &str) -> SimError {
+    SimError::Settings {
+        key: key.into(),
+        value: value.to_string(),
+        expected: expected.into(),
+    }
+}
+
+/// The actuation side of a closed loop, shared by [`run_controller`] and the maze run: the
+/// control rate and the controller's joint count checked once; each tick the controller
+/// steps, its targets are checked against the joints' drives and sent, and physics runs
+/// the tick's substeps.
+pub(crate) struct ControlLoop {
+    /// Control period, s.
+    pub dt: f64,
+    substeps: usize,
+    drives: Vec<Drive>,
+    targets: Vec<JointTarget>,
+    values: Vec<f64>,
+}
+
+impl ControlLoop {
+    pub(crate) fn new(sim: &Simulator, controller: &dyn Controller, control_rate_hz: f64) -> Result<ControlLoop> {
+        if !(control_rate_hz.is_finite() && control_rate_hz > 0.0) {
+            return Err(settings_error("control_rate_hz", control_rate_hz, "a rate > 0 Hz"));
+        }
+        let n = sim.joint_names().len();
+        if controller.joint_count() != n {
+            return Err(SimError::JointCount {
+                expected: n,
+                got: controller.joint_count(),
+            });
+        }
+        let dt = 1.0 / control_rate_hz;
+        Ok(ControlLoop {
+            dt,
+            substeps: (dt / sim.step_size()).round().max(1.0) as usize,
+            drives: sim.drives(),
+            targets: vec![JointTarget::Position(0.0); n],
+            values: vec![0.0; n],
+        })
+    }
+
+    /// One control tick from `obs`.
+    pub(crate) fn tick(
+        &mut self,
+        sim: &mut Simulator,
+        controller: &mut dyn Controller,
+        obs: &Observation<'_>,
+    ) -> Result<()> {
+        controller.step(self.dt, obs, &mut self.targets);
+        send_targets(sim, controller.name(), &self.drives, &self.targets, &mut self.values)?;
+        for _ in 0..self.substeps {
+            sim.step()?;
+        }
+        Ok(())
+    }
+
+    /// The values last sent, joint order.
+    pub(crate) fn values(&self) -> &[f64] {
+        &self.values
+    }
 }
 
 /// Sends a controller's targets to the joints: each target's kind must fit its joint's

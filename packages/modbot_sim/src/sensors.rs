@@ -92,6 +92,14 @@ impl Simulator {
         best
     }
 
+    /// Every sensor's reading by name: the force sensors' and the range sensors' (what a
+    /// controller's observation carries).
+    pub fn sensor_readings(&self) -> BTreeMap<String, Vec<f64>> {
+        let mut all = self.force_sensors();
+        all.extend(self.ir_readings());
+        all
+    }
+
     /// Every range sensor's reading, 0 (touching) … 128 (nothing within range), by name.
     pub fn ir_readings(&self) -> BTreeMap<String, Vec<f64>> {
         self.ir
