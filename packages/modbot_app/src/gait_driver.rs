@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use modbot_core::{Actuator, Topology};
 use modbot_gaits::cpg::CpgController;
+use modbot_gaits::player::{slew_toward, smoothstep};
 use modbot_gaits::{BuiltGait, Controller, GaitError, GaitLibrary, GaitPlayer, JointTarget, Observation, Transition};
 use nalgebra::Isometry3;
 
@@ -66,6 +67,10 @@ struct CpgRun {
     from: Vec<f64>,
     output: Vec<f64>,
     targets: Vec<JointTarget>,
+    /// The cross-faded targets of this tick.
+    desired: Vec<f64>,
+    /// The servos' speed limits, rad/s.
+    speeds: Vec<f64>,
     elapsed: f64,
     blend_s: f64,
 }
@@ -193,8 +198,10 @@ impl GaitDriver {
             values,
             controller,
             output: from.clone(),
+            desired: from.clone(),
             from,
             targets: vec![JointTarget::Position(0.0); n],
+            speeds: self.topology.max_speeds_rad_s(),
             elapsed: 0.0,
             blend_s: blend.unwrap_or(self.default_transition.blend_s),
         });
@@ -399,17 +406,14 @@ impl GaitDriver {
             };
             run.controller.step(dt, &obs, &mut run.targets);
             let s = if run.blend_s > 0.0 {
-                let u = (run.elapsed / run.blend_s).clamp(0.0, 1.0);
-                u * u * (3.0 - 2.0 * u)
+                smoothstep(run.elapsed / run.blend_s)
             } else {
                 1.0
             };
-            let speeds = self.topology.max_speeds_rad_s();
-            for (((o, t), f), w) in run.output.iter_mut().zip(&run.targets).zip(&run.from).zip(&speeds) {
-                let want = f + s * (t.value() - f);
-                let max_step = w * dt;
-                *o += (want - *o).clamp(-max_step, max_step);
+            for ((d, t), f) in run.desired.iter_mut().zip(&run.targets).zip(&run.from) {
+                *d = f + s * (t.value() - f);
             }
+            slew_toward(&mut run.output, &run.desired, &run.speeds, dt);
             let out = &run.output;
             return Some(Ok(Commands {
                 position: self.layout.position.iter().map(|&k| out[k]).collect(),

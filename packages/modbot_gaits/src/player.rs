@@ -5,9 +5,26 @@ use crate::config::Transition;
 use crate::generator::Gait;
 
 /// Smoothstep 3s² − 2s³ on [0, 1]: zero slope at both ends.
-fn smoothstep(s: f64) -> f64 {
+pub fn smoothstep(s: f64) -> f64 {
     let s = s.clamp(0.0, 1.0);
     s * s * (3.0 - 2.0 * s)
+}
+
+/// Moves each `output` toward its `desired` value by at most its servo's `max_speed`
+/// (rad/s) times `dt`; returns how many were clipped.
+pub fn slew_toward(output: &mut [f64], desired: &[f64], max_speed: &[f64], dt: f64) -> u64 {
+    let mut clipped = 0;
+    for ((o, d), w) in output.iter_mut().zip(desired).zip(max_speed) {
+        let max_step = w * dt;
+        let delta = d - *o;
+        if delta.abs() > max_step {
+            *o += max_step.copysign(delta);
+            clipped += 1;
+        } else {
+            *o = *d;
+        }
+    }
+    clipped
 }
 
 enum Source {
@@ -160,16 +177,7 @@ impl GaitPlayer {
                 self.finish_blend();
             }
         }
-        for ((o, d), w) in self.output.iter_mut().zip(&self.desired).zip(&self.max_speed) {
-            let max_step = w * dt;
-            let delta = d - *o;
-            if delta.abs() > max_step {
-                *o += max_step.copysign(delta);
-                self.limited += 1;
-            } else {
-                *o = *d;
-            }
-        }
+        self.limited += slew_toward(&mut self.output, &self.desired, &self.max_speed, dt);
         &self.output
     }
 }
