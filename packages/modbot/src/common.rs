@@ -39,6 +39,37 @@ impl ConfigArgs {
     }
 }
 
+/// The maze rules' times, as `modbot maze` and `modbot search` take them.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MazeTimes {
+    /// maxTime, s (the repository's experiment: 40).
+    #[arg(long, default_value_t = 40.0)]
+    pub max_time: f64,
+    /// A robot not in the maze after this long is stopped, s (the seed's 10).
+    #[arg(long, default_value_t = 10.0)]
+    pub enter_within: f64,
+}
+
+impl MazeTimes {
+    /// The rules, each time checked and named.
+    pub fn rules(&self) -> Result<modbot_sim::maze::MazeRules> {
+        if !(self.max_time.is_finite() && self.max_time > 0.0 && self.max_time <= 86_400.0) {
+            return Err(BadInput(format!("--max-time {}: expected a time in (0, 86400] s", self.max_time)).into());
+        }
+        if !(self.enter_within.is_finite() && self.enter_within > 0.0 && self.enter_within <= self.max_time) {
+            return Err(BadInput(format!(
+                "--enter-within {}: expected a time in (0, --max-time] s",
+                self.enter_within
+            ))
+            .into());
+        }
+        Ok(modbot_sim::maze::MazeRules {
+            max_time_s: self.max_time,
+            enter_within_s: self.enter_within,
+        })
+    }
+}
+
 /// Parses KEY=VALUE with a numeric value.
 pub fn parse_set(s: &str) -> Result<(String, f64), String> {
     let (k, v) = s

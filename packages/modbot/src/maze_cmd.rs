@@ -8,11 +8,10 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use modbot_app::{ControllerSpec, EvalOptions, evaluate_maze_stages, load_maze, load_robot};
-use modbot_sim::maze::MazeRules;
 use modbot_sim::{Engine, RunPlan};
 use serde_json::json;
 
-use crate::common::{BadInput, ConfigArgs, parse_set};
+use crate::common::{ConfigArgs, MazeTimes, parse_set};
 
 #[derive(Debug, clap::Args)]
 pub struct MazeArgs {
@@ -30,12 +29,8 @@ pub struct MazeArgs {
     /// stage only if the one before was solved).
     #[arg(long, short, default_value = "maze_sls", value_delimiter = ',')]
     pub maze: Vec<String>,
-    /// maxTime, s (the repository's experiment: 40).
-    #[arg(long, default_value_t = 40.0)]
-    pub max_time: f64,
-    /// A robot not in the maze after this long is stopped, s (the seed's 10).
-    #[arg(long, default_value_t = 10.0)]
-    pub enter_within: f64,
+    #[command(flatten)]
+    pub times: MazeTimes,
     /// Start-pose perturbation seed (0: the world's start as written).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -56,16 +51,7 @@ pub struct MazeArgs {
 }
 
 pub fn run(args: &MazeArgs) -> Result<()> {
-    if !(args.max_time.is_finite() && args.max_time > 0.0 && args.max_time <= 86_400.0) {
-        return Err(BadInput(format!("--max-time {}: expected a time in (0, 86400] s", args.max_time)).into());
-    }
-    if !(args.enter_within.is_finite() && args.enter_within > 0.0 && args.enter_within <= args.max_time) {
-        return Err(BadInput(format!(
-            "--enter-within {}: expected a time in (0, --max-time] s",
-            args.enter_within
-        ))
-        .into());
-    }
+    let rules = args.times.rules()?;
     let catalog = args.config.catalog()?;
     let library = args.config.library()?;
     let robot = load_robot(&args.robot, &catalog)?;
@@ -83,10 +69,6 @@ pub fn run(args: &MazeArgs) -> Result<()> {
         },
         ..EvalOptions::default()
     };
-    let rules = MazeRules {
-        max_time_s: args.max_time,
-        enter_within_s: args.enter_within,
-    };
     let dir = args
         .out
         .clone()
@@ -96,7 +78,7 @@ pub fn run(args: &MazeArgs) -> Result<()> {
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new((args.max_time * 1000.0) as u64)
+        ProgressBar::new((rules.max_time_s * 1000.0) as u64)
     };
     bar.set_style(ProgressStyle::with_template("{bar:40} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()));
     let (staged, stages) = evaluate_maze_stages(
@@ -166,7 +148,7 @@ pub fn run(args: &MazeArgs) -> Result<()> {
         "controller": stages.first().map(|e| e.controller.clone()),
         "params": stages.first().map(|e| e.params.clone()),
         "seed": args.seed,
-        "max_time_s": args.max_time,
+        "max_time_s": rules.max_time_s,
         "staged_fitness": staged,
         "wall_s": started.elapsed().as_secs_f64(),
         "stages": stages.iter().map(|e| json!({

@@ -21,7 +21,7 @@ use modbot_sim::maze::MazeRules;
 use modbot_sim::{Engine, RunPlan};
 use serde_json::json;
 
-use crate::common::{BadInput, ConfigArgs, emit, parse_set};
+use crate::common::{BadInput, ConfigArgs, MazeTimes, emit, parse_set};
 
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {
@@ -70,12 +70,8 @@ pub struct SearchArgs {
     /// Mazes of the maze objective, comma separated, as `modbot maze --maze`.
     #[arg(long, value_delimiter = ',', default_value = "maze_sls")]
     pub maze: Vec<String>,
-    /// maxTime of the maze objective, s.
-    #[arg(long, default_value_t = 40.0)]
-    pub max_time: f64,
-    /// A robot not in the maze after this long is stopped, s (the seed's 10).
-    #[arg(long, default_value_t = 10.0)]
-    pub enter_within: f64,
+    #[command(flatten)]
+    pub times: MazeTimes,
     /// Physics engine: `native` or `rapier`.
     #[arg(long, default_value = "native")]
     pub engine: Engine,
@@ -186,6 +182,7 @@ fn search_one(
     library: &GaitLibrary,
     settings: &SearchSettings,
     objective: &Objective,
+    rules: MazeRules,
     dir: &Path,
 ) -> Result<Checkpoint> {
     let catalog = args.config.catalog()?;
@@ -216,10 +213,7 @@ fn search_one(
         objective: objective.clone(),
         world,
         mazes,
-        rules: MazeRules {
-            max_time_s: args.max_time,
-            enter_within_s: args.enter_within,
-        },
+        rules,
         options: EvalOptions {
             library: library.clone(),
             engine: args.engine,
@@ -440,16 +434,7 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     if args.cycles == 0 {
         return Err(BadInput("--cycles must be at least 1".into()).into());
     }
-    if !(args.max_time.is_finite() && args.max_time > 0.0 && args.max_time <= 86_400.0) {
-        return Err(BadInput(format!("--max-time {}: expected a time in (0, 86400] s", args.max_time)).into());
-    }
-    if !(args.enter_within.is_finite() && args.enter_within > 0.0 && args.enter_within <= args.max_time) {
-        return Err(BadInput(format!(
-            "--enter-within {}: expected a time in (0, --max-time] s",
-            args.enter_within
-        ))
-        .into());
-    }
+    let rules = args.times.rules()?;
     let objective: Objective = args.objective.parse()?;
     let library = args.config.library()?;
     let method = match args.method.as_str() {
@@ -476,7 +461,7 @@ pub fn run(args: &SearchArgs) -> Result<()> {
         .unwrap_or_else(|| PathBuf::from(format!("runs/search_{}_{}", slug(&args.robot), slug(&args.gait))));
     match (&args.minimal, args.target) {
         (None, None) => {
-            let cp = search_one(args, &args.robot, &library, &settings, &objective, &dir)?;
+            let cp = search_one(args, &args.robot, &library, &settings, &objective, rules, &dir)?;
             let best = if dir.join("best.txt").exists() {
                 "best.txt"
             } else {
@@ -497,7 +482,7 @@ pub fn run(args: &SearchArgs) -> Result<()> {
             let mut found = None;
             for r in &robots {
                 let sub = dir.join(slug(r));
-                let cp = search_one(args, r, &library, &settings, &objective, &sub)?;
+                let cp = search_one(args, r, &library, &settings, &objective, rules, &sub)?;
                 let best = cp.best().and_then(|b| b.fitness);
                 emit(format!("{r:<6} {}\n", describe(&cp, &gene_keys(&cp))))?;
                 rows.push(json!({"robot": r, "best": best, "folder": sub}));
