@@ -80,6 +80,26 @@ impl ObstacleSide {
     }
 }
 
+impl Frame {
+    /// A frame made here (hop 0, no path); its Connector field is stamped with the side it
+    /// leaves through when it is sent.
+    fn new(kind: FrameKind, hop: u8, data: Vec<f64>) -> Frame {
+        Frame {
+            kind,
+            hop,
+            connector: Side::B,
+            path: Vec::new(),
+            data,
+        }
+    }
+}
+
+/// Queues `frame` out of `side`, its Connector field the side it leaves through.
+fn push(out: &mut Vec<(Side, Frame)>, side: Side, mut frame: Frame) {
+    frame.connector = side;
+    out.push((side, frame));
+}
+
 /// Settings shared by every module (record 0029).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HormoneSettings {
@@ -431,16 +451,7 @@ impl HormoneModule {
         self.check_timeouts(&mut out);
         if self.tick % self.settings.handshake_every == 1 || self.settings.handshake_every == 1 {
             for side in Side::ALL {
-                out.push((
-                    side,
-                    Frame {
-                        kind: FrameKind::Handshake { ack: false },
-                        hop: 0,
-                        connector: side,
-                        path: Vec::new(),
-                        data: vec![f64::from(u8::from(self.pitched))],
-                    },
-                ));
+                push(&mut out, side, self.handshake(false));
             }
         }
         self.map.root.pitched = Some(self.pitched);
@@ -549,84 +560,60 @@ impl HormoneModule {
     }
 
     fn send_on(&self, side: Side, kind: HormoneKind, data: Vec<f64>, out: &mut Vec<(Side, Frame)>) {
-        out.push((
-            side,
-            Frame {
-                kind: FrameKind::Hormone(kind),
-                hop: 0,
-                connector: side,
-                path: Vec::new(),
-                data,
-            },
-        ));
+        push(out, side, Frame::new(FrameKind::Hormone(kind), 0, data));
     }
 
-    fn relay(&self, arrival: Side, frame: Frame, out: &mut Vec<(Side, Frame)>) {
-        for side in self.joined_sides().into_iter().filter(|s| *s != arrival) {
-            out.push((
-                side,
-                Frame {
-                    connector: side,
-                    ..frame.clone()
-                },
-            ));
+    /// A handshake carrying this module's tilt (the Hormone Data field).
+    fn handshake(&self, ack: bool) -> Frame {
+        Frame::new(FrameKind::Handshake { ack }, 0, vec![f64::from(u8::from(self.pitched))])
+    }
+
+    /// Sends `frame` out of every joined side but `except`.
+    fn broadcast(&self, frame: &Frame, except: Option<Side>, out: &mut Vec<(Side, Frame)>) {
+        for side in self.joined_sides().into_iter().filter(|s| Some(*s) != except) {
+            push(out, side, frame.clone());
         }
     }
 
     fn receive(&mut self, arrival: Side, f: &Frame, out: &mut Vec<(Side, Frame)>) {
         let to_sender: Hop = (arrival, f.connector);
+        // The hops from here back to the frame's origin.
+        let mut full = vec![to_sender];
+        full.extend_from_slice(&f.path);
         match f.kind {
             FrameKind::Handshake { ack } => {
                 // Any handshake shows the neighbour on this side.
                 if self.map.root.status[arrival.index()] != Some(f.connector) {
                     self.map.root.children[arrival.index()] = None;
                 }
-                self.map.root.insert(&[to_sender]);
                 self.last_seen[arrival.index()] = Some(self.tick);
-                let mut full = vec![to_sender];
-                full.extend_from_slice(&f.path);
                 // The origin's tilt, when the frame carries it (the Hormone Data field).
                 let tilt = f.data.first().map(|v| *v == 1.0);
                 let origin = self.map.root.insert(&full);
                 if tilt.is_some() {
                     origin.pitched = tilt;
                 }
-                if !ack && f.hop == 0 {
-                    out.push((
-                        arrival,
-                        Frame {
-                            kind: FrameKind::Handshake { ack: true },
-                            hop: 0,
-                            connector: arrival,
-                            path: Vec::new(),
-                            data: vec![f64::from(u8::from(self.pitched))],
-                        },
-                    ));
+                if ack {
+                    return;
                 }
-                if !ack && f.hop < self.settings.max_level {
-                    let relayed = Frame {
-                        hop: f.hop + 1,
-                        path: full,
-                        ..f.clone()
-                    };
-                    self.relay(arrival, relayed, out);
+                if f.hop == 0 {
+                    push(out, arrival, self.handshake(true));
                 }
             }
             FrameKind::Loss { side } => {
-                let mut full = vec![to_sender];
-                full.extend_from_slice(&f.path);
                 self.map.root.open(&full, side);
                 self.split = true;
-                if f.hop < self.settings.max_level {
-                    let relayed = Frame {
-                        hop: f.hop + 1,
-                        path: full,
-                        ..f.clone()
-                    };
-                    self.relay(arrival, relayed, out);
-                }
             }
-            FrameKind::Hormone(kind) => self.hormone(kind, arrival, f, out),
+            FrameKind::Hormone(kind) => return self.hormone(kind, arrival, f, out),
+        }
+        // Handshakes and loss notices travel on up to the mapping level.
+        if f.hop < self.settings.max_level {
+            let relayed = Frame {
+                hop: f.hop + 1,
+                path: full,
+                ..f.clone()
+            };
+            self.broadcast(&relayed, Some(arrival), out);
         }
     }
 
@@ -638,32 +625,14 @@ impl HormoneModule {
                 self.map.root.open(&[], side);
                 self.last_seen[i] = None;
                 self.split = true;
-                let notice = Frame {
-                    kind: FrameKind::Loss { side },
-                    hop: 0,
-                    connector: side,
-                    path: Vec::new(),
-                    data: Vec::new(),
-                };
-                self.relay(side, notice, out);
+                self.broadcast(&Frame::new(FrameKind::Loss { side }, 0, Vec::new()), Some(side), out);
             }
         }
     }
 
     /// Sends `kind` with `data` out of every joined side except `except`.
     fn emit(&self, kind: HormoneKind, hop: u8, data: Vec<f64>, except: Option<Side>, out: &mut Vec<(Side, Frame)>) {
-        for side in self.joined_sides().into_iter().filter(|s| Some(*s) != except) {
-            out.push((
-                side,
-                Frame {
-                    kind: FrameKind::Hormone(kind),
-                    hop,
-                    connector: side,
-                    path: Vec::new(),
-                    data: data.clone(),
-                },
-            ));
-        }
+        self.broadcast(&Frame::new(FrameKind::Hormone(kind), hop, data), except, out);
     }
 
     fn hormone(&mut self, kind: HormoneKind, arrival: Side, f: &Frame, out: &mut Vec<(Side, Frame)>) {
@@ -701,16 +670,7 @@ impl HormoneModule {
                         let Some(&step) = f.data.get(1) else { return };
                         let a = self.settings.scorpion_angle_deg;
                         self.hinge_deg = if step == 1.0 { a } else { -a };
-                        out.push((
-                            arrival,
-                            Frame {
-                                kind: FrameKind::Hormone(kind),
-                                hop: 0,
-                                connector: arrival,
-                                path: Vec::new(),
-                                data: vec![self.hinge_deg],
-                            },
-                        ));
+                        self.send_on(arrival, kind, vec![self.hinge_deg], out);
                     }
                     _ => {
                         self.hinge_deg = angle;
