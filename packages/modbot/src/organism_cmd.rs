@@ -72,10 +72,15 @@ pub enum OrganismWhat {
     },
 }
 
+/// Whether the organism is given as a robot file rather than by name.
+fn is_file(organism: &str) -> bool {
+    let lower = organism.to_ascii_lowercase();
+    lower.ends_with(".yaml") || lower.ends_with(".yml")
+}
+
 fn load(which: &Which) -> Result<Topology> {
     let catalog = which.config.catalog()?;
-    let lower = which.organism.to_ascii_lowercase();
-    if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+    if is_file(&which.organism) {
         if which.pitched || which.no_tail {
             return Err(BadInput("--pitched and --no-tail apply to a named organism, not a file".into()).into());
         }
@@ -157,8 +162,7 @@ pub fn run(args: &OrganismArgs) -> Result<()> {
             quiet,
         } => run_one(which, world.as_deref(), *seconds, out.as_deref(), *quiet),
         OrganismWhat::File { which } => {
-            let lower = which.organism.to_ascii_lowercase();
-            if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+            if is_file(&which.organism) {
                 return Err(BadInput("`organism file` prints a named organism's file".into()).into());
             }
             let spec = OrganismSpec::parse(&which.organism, which.pitched, which.no_tail)?;

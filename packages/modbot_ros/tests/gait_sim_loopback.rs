@@ -26,18 +26,23 @@ fn last<M>(sub: &impl Sub<M>) -> Option<M> {
     out
 }
 
+/// sim_node on the native engine at four times real time.
+fn spawn_sim(bus: &LoopbackBus) -> loopback_support::Running {
+    spawn::<SimNodeConfig>(
+        bus,
+        "sim_node",
+        &[("engine", s("native")), ("real_time_factor", ParamValue::Double(4.0))],
+        sim::run,
+    )
+}
+
 /// The caterpillar's commands drive the simulated robot: its joints follow them (joint
 /// rates from the engine, not differences), odometry moves it forward, and garbage to
 /// either node is dropped, logged at most once per kind in 5 s, and both keep running.
 #[test]
 fn the_gait_drives_the_simulated_robot_and_garbage_is_dropped() {
     let bus = LoopbackBus::new();
-    let _sim = spawn::<SimNodeConfig>(
-        &bus,
-        "sim_node",
-        &[("engine", s("native")), ("real_time_factor", ParamValue::Double(4.0))],
-        sim::run,
-    );
+    let _sim = spawn_sim(&bus);
     let gait_node = spawn::<GaitNodeConfig>(&bus, "gait_node", &[("gait", s("caterpillar"))], gait::run);
     let mut probe = bus.node(identity("probe", "/m"));
     let js = probe
@@ -417,12 +422,7 @@ fn a_wheel_speed_above_the_limit_is_refused_and_the_wheels_keep_theirs() {
 #[test]
 fn the_cpg_drives_the_simulated_robot_from_gait_node() {
     let bus = LoopbackBus::new();
-    let _sim = spawn::<SimNodeConfig>(
-        &bus,
-        "sim_node",
-        &[("engine", s("native")), ("real_time_factor", ParamValue::Double(4.0))],
-        sim::run,
-    );
+    let _sim = spawn_sim(&bus);
     let gait_node = spawn::<GaitNodeConfig>(&bus, "gait_node", &[("gait", s("cpg"))], gait::run);
     let mut probe = bus.node(identity("probe", "/m"));
     let odom = probe.subscription::<Odometry>("odom", Qos::SensorData).unwrap();
