@@ -287,17 +287,17 @@ pub fn run_search(
                 .collect(),
         };
         // The new candidates (first of equals only), evaluated in parallel, in order.
-        let mut fresh: Vec<&Vec<f64>> = Vec::new();
-        for c in &candidates {
-            let key = bits(c);
-            if !cache.contains_key(&key) && !fresh.iter().any(|f| bits(f) == key) {
-                fresh.push(c);
-            }
-        }
+        let keys: Vec<Vec<u64>> = candidates.iter().map(|c| bits(c)).collect();
+        let mut seen = std::collections::HashSet::new();
+        let fresh: Vec<(&Vec<u64>, &Vec<f64>)> = keys
+            .iter()
+            .zip(&candidates)
+            .filter(|(k, _)| !cache.contains_key(*k) && seen.insert(*k))
+            .collect();
         let results: Vec<_> = pool.install(|| {
             fresh
                 .par_iter()
-                .map(|v| {
+                .map(|(_, v)| {
                     let r = problem.evaluate(v);
                     (hooks.evaluation)();
                     r
@@ -305,9 +305,9 @@ pub fn run_search(
                 .collect()
         });
         ran += results.len();
-        for (v, (fitness, measured, status)) in fresh.iter().zip(results) {
+        for ((key, v), (fitness, measured, status)) in fresh.iter().zip(results) {
             let index = cp.evaluations.len();
-            cache.insert(bits(v), index);
+            cache.insert((*key).clone(), index);
             cp.evaluations.push(Scored {
                 index,
                 generation,
@@ -317,11 +317,11 @@ pub fn run_search(
                 status,
             });
         }
-        let fitness: Vec<f64> = candidates
+        let fitness: Vec<f64> = keys
             .iter()
-            .map(|c| {
+            .map(|k| {
                 cache
-                    .get(&bits(c))
+                    .get(k)
                     .map_or(f64::NEG_INFINITY, |&i| cp.evaluations[i].rank_value())
             })
             .collect();
