@@ -132,11 +132,9 @@ impl Controller for HormoneController {
         for o in out.iter_mut() {
             *o = JointTarget::Position(0.0);
         }
-        for (i, h) in self.bus.hinges().iter().enumerate() {
-            if let (Some(deg), Some(Some(j))) = (h, self.hinge.get(i))
-                && let Some(o) = out.get_mut(*j)
-            {
-                *o = JointTarget::Position(deg.to_radians());
+        for (i, hinge) in self.hinge.iter().enumerate() {
+            if let (Some(m), Some(o)) = (self.bus.module(i), hinge.and_then(|j| out.get_mut(j))) {
+                *o = JointTarget::Position(m.hinge_deg().to_radians());
             }
         }
     }
