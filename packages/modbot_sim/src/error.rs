@@ -91,6 +91,14 @@ pub enum SimError {
         /// Time allowed, s.
         time: f64,
     },
+    /// A run-time attach, detach or cut was refused.
+    #[error("dock `{dock}`: {what}")]
+    Dock {
+        /// The dock (or the joint cut).
+        dock: String,
+        /// Why it was refused.
+        what: String,
+    },
     /// From the description layer.
     #[error(transparent)]
     Description(#[from] DescriptionError),
@@ -112,6 +120,7 @@ impl SimError {
             | SimError::JointCount { .. }
             | SimError::NotFinite { .. }
             | SimError::ObstacleOverlap { .. }
+            | SimError::Dock { .. }
             | SimError::Settings { .. }
             | SimError::Description(_)
             | SimError::Core(_)

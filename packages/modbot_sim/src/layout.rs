@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use modbot_core::{FrictionCombine, Scenario};
 use modbot_description::model::{JointKind, Shape};
-use nalgebra::{Isometry3, Matrix3, Point3, Translation3, UnitQuaternion, Vector3};
+use nalgebra::{Isometry3, Matrix3, Translation3, UnitQuaternion, Vector3};
 use rapier3d::parry::query::intersection_test;
 use rapier3d::prelude::SharedShape;
 
@@ -104,8 +104,6 @@ impl StartPose {
 pub(crate) struct RobotSpan {
     /// Robot name.
     pub name: String,
-    /// Its bodies; the first holds its URDF root link.
-    pub bodies: std::ops::Range<usize>,
     /// Its driven joints (command order).
     pub joints: std::ops::Range<usize>,
     /// Its URDF links (model order).
@@ -115,7 +113,9 @@ pub(crate) struct RobotSpan {
 /// Robots and world, ready for an engine.
 #[derive(Clone)]
 pub(crate) struct Layout {
-    /// Bodies, robot after robot; each robot's first body holds its URDF root link.
+    /// Bodies: robot after robot at the start, each robot's first body holding its URDF root
+    /// link; after a run-time regrouping ([`Layout::regroup`]) in the order of their first
+    /// links.
     pub bodies: Vec<BodySpec>,
     /// Driven joints in command order (robot after robot).
     pub joints: Vec<JointSpec>,
@@ -166,6 +166,137 @@ fn shape_of(s: &Shape) -> Option<(SharedShape, Isometry3<f64>, Option<Vector3<f6
     }
 }
 
+/// A rigid joining of two links made at run time (a dock): frame(b) = frame(a) · rel.
+#[derive(Debug, Clone)]
+pub(crate) struct Weld {
+    /// First link (index in [`Layout::link_body`]).
+    pub a: usize,
+    /// Second link.
+    pub b: usize,
+    /// Pose of `b`'s frame in `a`'s.
+    pub rel: Isometry3<f64>,
+}
+
+/// A link placed in a body: its robot, its index in that robot's model, its index in the
+/// layout's links and its pose in the body frame.
+struct Part<'a> {
+    robot: &'a SimRobot,
+    link: usize,
+    global: usize,
+    off: Isometry3<f64>,
+}
+
+/// The joint frame (x = axis) of a URDF joint in its child link's frame.
+fn axis_frame(j: &modbot_description::model::Joint) -> Isometry3<f64> {
+    Isometry3::from_parts(Translation3::identity(), rotation_x_to(&j.axis.into_inner()))
+}
+
+/// The rigid body of some links: mass properties from the URDF's, colliders with their
+/// surfaces' friction. `robot` names the robot it is counted to.
+fn body_of(parts: &[Part<'_>], pose: Isometry3<f64>, robot: usize) -> Result<BodySpec> {
+    let first = &parts[0];
+    let bad = |what: String| SimError::Robot {
+        robot: first.robot.model.name.clone(),
+        what,
+    };
+    let mut mass = 0.0;
+    let mut com = Vector3::zeros();
+    let mut inertia = Matrix3::zeros();
+    let mut masses = Vec::new();
+    for p in parts {
+        let link = &p.robot.model.links[p.link];
+        if link.mass > 0.0 {
+            let frame = p.off * link.inertial_origin;
+            let i = link.inertia;
+            let local = Matrix3::new(i[0], i[1], i[2], i[1], i[3], i[4], i[2], i[4], i[5]);
+            let r = frame.rotation.to_rotation_matrix();
+            masses.push((link.mass, frame.translation.vector, r * local * r.transpose()));
+            mass += link.mass;
+            com += link.mass * frame.translation.vector;
+        }
+    }
+    if mass <= 0.0 {
+        return Err(bad(format!(
+            "link `{}` has zero mass (missing <inertial>?)",
+            first.robot.model.links[first.link].name
+        )));
+    }
+    com /= mass;
+    for (m, c, i) in &masses {
+        let d = c - com;
+        inertia += i + *m * (Matrix3::identity() * d.norm_squared() - d * d.transpose());
+    }
+    let mut colliders = Vec::new();
+    for p in parts {
+        let link = &p.robot.model.links[p.link];
+        for (origin, shape) in &link.collisions {
+            let (shared, fix, half_box) = shape_of(shape)
+                .ok_or_else(|| bad(format!("link `{}`: mesh collisions are not simulated", link.name)))?;
+            colliders.push(BodyCollider {
+                shape: shared,
+                half_box,
+                local: p.off * origin * fix,
+                friction: p
+                    .robot
+                    .link_friction
+                    .get(&link.name)
+                    .copied()
+                    .unwrap_or(p.robot.friction),
+                link: p.global,
+            });
+        }
+    }
+    Ok(BodySpec {
+        name: first.robot.model.links[first.link].name.clone(),
+        pose,
+        mass,
+        com,
+        inertia,
+        colliders,
+        robot,
+    })
+}
+
+/// The driven joint `index` (command order) of a robot between two bodies, the joint's
+/// parent link at `parent_off` in body `parent`, its child link at `child_off` in `child`.
+fn joint_spec(
+    robot: &SimRobot,
+    index: usize,
+    (parent, parent_off): (usize, Isometry3<f64>),
+    (child, child_off): (usize, Isometry3<f64>),
+) -> Result<JointSpec> {
+    let model = &robot.model;
+    let name = &robot.joint_names[index];
+    let j = model
+        .joints
+        .iter()
+        .find(|j| &j.name == name && j.kind != JointKind::Fixed)
+        .ok_or_else(|| SimError::Robot {
+            robot: model.name.clone(),
+            what: format!("servo `{name}` drives no movable joint"),
+        })?;
+    let (lower, upper) = match j.limits {
+        Some(l) if j.kind == JointKind::Revolute => (l.lower, l.upper),
+        _ => (f64::NEG_INFINITY, f64::INFINITY),
+    };
+    Ok(JointSpec {
+        parent,
+        child,
+        frame1: parent_off * j.origin * axis_frame(j),
+        frame2: child_off * axis_frame(j),
+        drive: robot.drives[index],
+        lower,
+        upper,
+    })
+}
+
+/// Whether two placed shapes overlap.
+fn overlap(a: &SharedShape, pa: &Isometry3<f64>, b: &SharedShape, pb: &Isometry3<f64>) -> bool {
+    intersection_test(&to_pose(pa), a.as_ref(), &to_pose(pb), b.as_ref())
+        .map(|r| r.intersecting)
+        .unwrap_or(false)
+}
+
 impl Layout {
     /// Builds the layout: each robot at its start pose, its lowest point `clearance` above
     /// the start height, its body axis along the start heading; robots may not overlap
@@ -196,31 +327,36 @@ impl Layout {
             ground_friction: scenario.ground.friction,
             combine: scenario.ground.friction_combine,
         };
+        let mut robot_bodies: Vec<std::ops::Range<usize>> = Vec::new();
         for (index, (robot, start)) in robots.iter().enumerate() {
-            let (bodies, joints, link_body) =
-                Layout::one_robot(robot, start, clearance, &layout.obstacles, &obstacle_names, index)?;
+            let l0 = layout.link_body.len();
+            let (bodies, joints, link_body) = Layout::one_robot(robot, start, clearance, l0, index)?;
+            for body in &bodies {
+                for c in &body.colliders {
+                    let world_pose = body.pose * c.local;
+                    for (name, o) in obstacle_names.iter().zip(&layout.obstacles) {
+                        if overlap(&o.shape, &o.pose, &c.shape, &world_pose) {
+                            return Err(SimError::ObstacleOverlap {
+                                obstacle: name.clone(),
+                                link: robot.model.links[c.link - l0].name.clone(),
+                            });
+                        }
+                    }
+                }
+            }
             let b0 = layout.bodies.len();
             let span = RobotSpan {
                 name: robot.model.name.clone(),
-                bodies: b0..b0 + bodies.len(),
                 joints: layout.joints.len()..layout.joints.len() + joints.len(),
-                links: layout.link_body.len()..layout.link_body.len() + link_body.len(),
+                links: l0..l0 + link_body.len(),
             };
             // Robots may not start inside each other.
-            for (other, earlier) in layout.robots.iter().enumerate() {
-                for a in &layout.bodies[earlier.bodies.clone()] {
+            for (other, (earlier, range)) in layout.robots.iter().zip(&robot_bodies).enumerate() {
+                for a in &layout.bodies[range.clone()] {
                     for b in &bodies {
                         for ca in &a.colliders {
                             for cb in &b.colliders {
-                                let hit = intersection_test(
-                                    &to_pose(&(a.pose * ca.local)),
-                                    ca.shape.as_ref(),
-                                    &to_pose(&(b.pose * cb.local)),
-                                    cb.shape.as_ref(),
-                                )
-                                .map(|r| r.intersecting)
-                                .unwrap_or(false);
-                                if hit {
+                                if overlap(&ca.shape, &(a.pose * ca.local), &cb.shape, &(b.pose * cb.local)) {
                                     return Err(SimError::Robot {
                                         robot: robot.model.name.clone(),
                                         what: format!(
@@ -234,13 +370,8 @@ impl Layout {
                     }
                 }
             }
-            let l0 = layout.link_body.len();
-            layout.bodies.extend(bodies.into_iter().map(|mut b| {
-                for c in &mut b.colliders {
-                    c.link += l0;
-                }
-                b
-            }));
+            robot_bodies.push(b0..b0 + bodies.len());
+            layout.bodies.extend(bodies);
             layout.joints.extend(joints.into_iter().map(|mut j| {
                 j.parent += b0;
                 j.child += b0;
@@ -254,14 +385,14 @@ impl Layout {
         Ok(layout)
     }
 
-    /// One robot's bodies, joints and link placement (body indices local to it).
+    /// One robot's bodies, joints and link placement (body indices local to it; colliders
+    /// name their links from `first_link` on).
     #[allow(clippy::type_complexity)]
     fn one_robot(
         robot: &SimRobot,
         start: &StartPose,
         clearance: f64,
-        obstacles: &[ObstacleSpec],
-        obstacle_names: &[String],
+        first_link: usize,
         robot_index: usize,
     ) -> Result<(Vec<BodySpec>, Vec<JointSpec>, Vec<(usize, Isometry3<f64>)>)> {
         let model = &robot.model;
@@ -275,19 +406,14 @@ impl Layout {
         let mut link_body: Vec<Option<(usize, Isometry3<f64>)>> = vec![None; n];
         let mut body_links: Vec<Vec<usize>> = vec![vec![model.root]];
         link_body[model.root] = Some((0, Isometry3::identity()));
-        let mut driven = Vec::new();
-        for (ji, j) in model.joints.iter().enumerate() {
+        for j in &model.joints {
             let (pb, p_off) = link_body[j.parent].ok_or_else(|| bad(format!("joint `{}` out of order", j.name)))?;
-            match j.kind {
-                JointKind::Fixed => {
-                    link_body[j.child] = Some((pb, p_off * j.origin));
-                    body_links[pb].push(j.child);
-                }
-                _ => {
-                    link_body[j.child] = Some((body_links.len(), Isometry3::identity()));
-                    body_links.push(vec![j.child]);
-                    driven.push((ji, pb, body_links.len() - 1, p_off * j.origin));
-                }
+            if j.kind == JointKind::Fixed {
+                link_body[j.child] = Some((pb, p_off * j.origin));
+                body_links[pb].push(j.child);
+            } else {
+                link_body[j.child] = Some((body_links.len(), Isometry3::identity()));
+                body_links.push(vec![j.child]);
             }
         }
         let link_body: Vec<(usize, Isometry3<f64>)> = link_body
@@ -315,117 +441,150 @@ impl Layout {
             return Err(bad("no collision geometry".into()));
         }
         let lift = Translation3::new(0.0, 0.0, start.xyz[2] - min_z + clearance);
-        let link_poses: Vec<Isometry3<f64>> = link_poses.iter().map(|p| lift * p).collect();
 
-        // Bodies with the URDF's mass properties.
-        let mut bodies = Vec::with_capacity(body_links.len());
-        for links in &body_links {
-            let root_link = links[0];
-            let pose = link_poses[root_link];
-            let mut mass = 0.0;
-            let mut com = Vector3::zeros();
-            let mut inertia = Matrix3::zeros();
-            let mut parts = Vec::new();
-            for &l in links {
-                let link = &model.links[l];
-                let off = link_body[l].1;
-                if link.mass > 0.0 {
-                    let frame = off * link.inertial_origin;
-                    let i = link.inertia;
-                    let local = Matrix3::new(i[0], i[1], i[2], i[1], i[3], i[4], i[2], i[4], i[5]);
-                    let r = frame.rotation.to_rotation_matrix();
-                    parts.push((link.mass, frame.translation.vector, r * local * r.transpose()));
-                    mass += link.mass;
-                    com += link.mass * frame.translation.vector;
-                }
-            }
-            if mass <= 0.0 {
-                return Err(bad(format!(
-                    "link `{}` has zero mass (missing <inertial>?)",
-                    model.links[root_link].name
-                )));
-            }
-            com /= mass;
-            for (m, c, i) in &parts {
-                let d = c - com;
-                inertia += i + *m * (Matrix3::identity() * d.norm_squared() - d * d.transpose());
-            }
-            let mut colliders = Vec::new();
-            for &l in links {
-                let link = &model.links[l];
-                let off = link_body[l].1;
-                for (origin, shape) in &link.collisions {
-                    let (shared, fix, half_box) = shape_of(shape)
-                        .ok_or_else(|| bad(format!("link `{}`: mesh collisions are not simulated", link.name)))?;
-                    let local = off * origin * fix;
-                    let world_pose = pose * local;
-                    for (name, o) in obstacle_names.iter().zip(obstacles) {
-                        let hit = intersection_test(
-                            &to_pose(&o.pose),
-                            o.shape.as_ref(),
-                            &to_pose(&world_pose),
-                            shared.as_ref(),
-                        )
-                        .map(|r| r.intersecting)
-                        .unwrap_or(false);
-                        if hit {
-                            return Err(SimError::ObstacleOverlap {
-                                obstacle: name.clone(),
-                                link: link.name.clone(),
-                            });
-                        }
-                    }
-                    colliders.push(BodyCollider {
-                        shape: shared,
-                        half_box,
-                        local,
-                        friction: robot.link_friction.get(&link.name).copied().unwrap_or(robot.friction),
+        let bodies = body_links
+            .iter()
+            .map(|links| {
+                let parts: Vec<Part<'_>> = links
+                    .iter()
+                    .map(|&l| Part {
+                        robot,
                         link: l,
-                    });
-                }
-            }
-            bodies.push(BodySpec {
-                name: model.links[root_link].name.clone(),
-                pose,
-                mass,
-                com,
-                inertia,
-                colliders,
-                robot: robot_index,
-            });
-        }
+                        global: first_link + l,
+                        off: link_body[l].1,
+                    })
+                    .collect();
+                body_of(&parts, lift * link_poses[links[0]], robot_index)
+            })
+            .collect::<Result<Vec<_>>>()?;
 
         // Driven joints in command order.
-        let mut joints: Vec<Option<JointSpec>> = vec![None; robot.joint_names.len()];
-        for (ji, pb, cb, frame_in_parent) in driven {
-            let j = &model.joints[ji];
-            let align = Isometry3::from_parts(Translation3::identity(), rotation_x_to(&j.axis.into_inner()));
-            let (lower, upper) = match j.limits {
-                Some(l) if j.kind == JointKind::Revolute => (l.lower, l.upper),
-                _ => (f64::NEG_INFINITY, f64::INFINITY),
-            };
-            let index = robot
-                .joint_names
-                .iter()
-                .position(|n| *n == j.name)
-                .ok_or_else(|| bad(format!("joint `{}` has no servo", j.name)))?;
-            joints[index] = Some(JointSpec {
-                parent: pb,
-                child: cb,
-                frame1: frame_in_parent * align,
-                frame2: align,
-                drive: robot.drives[index],
-                lower,
-                upper,
-            });
+        let joints = (0..robot.joint_names.len())
+            .map(|index| {
+                let name = &robot.joint_names[index];
+                let j = model
+                    .joints
+                    .iter()
+                    .find(|j| &j.name == name && j.kind != JointKind::Fixed);
+                let place = |l: usize| link_body[l];
+                match j {
+                    Some(j) => joint_spec(robot, index, place(j.parent), place(j.child)),
+                    None => Err(bad(format!("servo `{name}` drives no movable joint"))),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if let Some(j) = model
+            .joints
+            .iter()
+            .find(|j| j.kind != JointKind::Fixed && !robot.joint_names.contains(&j.name))
+        {
+            return Err(bad(format!("joint `{}` has no servo", j.name)));
         }
-        let joints: Vec<JointSpec> = joints
-            .into_iter()
-            .zip(&robot.joint_names)
-            .map(|(j, name)| j.ok_or_else(|| bad(format!("servo `{name}` drives no movable joint"))))
-            .collect::<Result<_>>()?;
-
         Ok((bodies, joints, link_body))
+    }
+
+    /// The layout regrouped at run time: the same robots, links and driven joints, with the
+    /// robots' fixed joints in `cut` (robot, model joint index) split and the `welds` joined,
+    /// every link at its pose in `link_poses`. Bodies are the links joined rigidly (in the
+    /// order of their first links); trees are the bodies joined by driven joints, so a cut
+    /// robot becomes several trees and welded robots one.
+    pub fn regroup(
+        &self,
+        robots: &[&SimRobot],
+        link_poses: &[Isometry3<f64>],
+        cut: &std::collections::BTreeSet<(usize, usize)>,
+        welds: &[Weld],
+    ) -> Result<Layout> {
+        let n = self.link_body.len();
+        // Rigid edges between links: (other link, pose of the other in this one's frame).
+        let mut rigid: Vec<Vec<(usize, Isometry3<f64>)>> = vec![Vec::new(); n];
+        let mut owner = vec![(0, 0); n];
+        for (r, (robot, span)) in robots.iter().zip(&self.robots).enumerate() {
+            for l in 0..robot.model.links.len() {
+                owner[span.links.start + l] = (r, l);
+            }
+            for (ji, j) in robot.model.joints.iter().enumerate() {
+                if j.kind == JointKind::Fixed && !cut.contains(&(r, ji)) {
+                    let (a, b) = (span.links.start + j.parent, span.links.start + j.child);
+                    rigid[a].push((b, j.origin));
+                    rigid[b].push((a, j.origin.inverse()));
+                }
+            }
+        }
+        for w in welds {
+            rigid[w.a].push((w.b, w.rel));
+            rigid[w.b].push((w.a, w.rel.inverse()));
+        }
+        let mut link_body: Vec<Option<(usize, Isometry3<f64>)>> = vec![None; n];
+        let mut bodies = Vec::new();
+        for first in 0..n {
+            if link_body[first].is_some() {
+                continue;
+            }
+            let b = bodies.len();
+            link_body[first] = Some((b, Isometry3::identity()));
+            let mut members = vec![first];
+            let mut queue = std::collections::VecDeque::from([first]);
+            while let Some(l) = queue.pop_front() {
+                let off = link_body[l].map(|(_, o)| o).unwrap_or_else(Isometry3::identity);
+                for (other, t) in &rigid[l] {
+                    if link_body[*other].is_none() {
+                        link_body[*other] = Some((b, off * t));
+                        members.push(*other);
+                        queue.push_back(*other);
+                    }
+                }
+            }
+            members.sort_unstable();
+            let parts: Vec<Part<'_>> = members
+                .iter()
+                .map(|&g| Part {
+                    robot: robots[owner[g].0],
+                    link: owner[g].1,
+                    global: g,
+                    off: link_body[g].map(|(_, o)| o).unwrap_or_else(Isometry3::identity),
+                })
+                .collect();
+            // The first link is the body frame's.
+            bodies.push(body_of(&parts, link_poses[first], owner[first].0)?);
+        }
+        let link_body: Vec<(usize, Isometry3<f64>)> = link_body
+            .into_iter()
+            .map(|lb| lb.unwrap_or((0, Isometry3::identity())))
+            .collect();
+        let mut joints = Vec::with_capacity(self.joints.len());
+        for (robot, span) in robots.iter().zip(&self.robots) {
+            for index in 0..robot.joint_names.len() {
+                let name = &robot.joint_names[index];
+                let Some(j) = robot
+                    .model
+                    .joints
+                    .iter()
+                    .find(|j| &j.name == name && j.kind != JointKind::Fixed)
+                else {
+                    continue;
+                };
+                let parent = link_body[span.links.start + j.parent];
+                let child = link_body[span.links.start + j.child];
+                if parent.0 == child.0 {
+                    return Err(SimError::Robot {
+                        robot: robot.model.name.clone(),
+                        what: format!("joint `{name}` would join a body to itself (a rigid loop)"),
+                    });
+                }
+                joints.push(joint_spec(robot, index, parent, child)?);
+            }
+        }
+        Ok(Layout {
+            bodies,
+            joints,
+            link_body,
+            robots: self.robots.clone(),
+            obstacles: self.obstacles.clone(),
+            gravity: self.gravity,
+            ground_friction: self.ground_friction,
+            combine: self.combine,
+        })
     }
 
     /// Body adjacency through the driven joints: per body, the joints at it.
@@ -438,8 +597,38 @@ impl Layout {
         adjacency
     }
 
-    /// Each robot's body-tree centre (the body whose farthest body is nearest): both engines
-    /// root a robot there, so a chain's two halves are solved alike (decision 0012).
+    /// The bodies joined by driven joints, each group sorted, in the order of its first
+    /// body: one group per robot at the start.
+    pub fn components(&self) -> Vec<Vec<usize>> {
+        let adjacency = self.adjacency();
+        let mut seen = vec![false; self.bodies.len()];
+        let mut groups = Vec::new();
+        for first in 0..self.bodies.len() {
+            if seen[first] {
+                continue;
+            }
+            seen[first] = true;
+            let mut group = vec![first];
+            let mut queue = std::collections::VecDeque::from([first]);
+            while let Some(v) = queue.pop_front() {
+                for &k in &adjacency[v] {
+                    let j = &self.joints[k];
+                    let w = if j.parent == v { j.child } else { j.parent };
+                    if !seen[w] {
+                        seen[w] = true;
+                        group.push(w);
+                        queue.push_back(w);
+                    }
+                }
+            }
+            group.sort_unstable();
+            groups.push(group);
+        }
+        groups
+    }
+
+    /// Each tree's body-tree centre (the body whose farthest body is nearest): both engines
+    /// root a tree there, so a chain's two halves are solved alike (decision 0012).
     pub fn tree_centers(&self) -> Vec<usize> {
         let nb = self.bodies.len();
         let adjacency = self.adjacency();
@@ -461,18 +650,19 @@ impl Layout {
             }
             far
         };
-        self.robots
-            .iter()
-            .map(|r| {
-                r.bodies
-                    .clone()
+        self.components()
+            .into_iter()
+            .map(|group| {
+                group
+                    .iter()
+                    .copied()
                     .min_by_key(|&v| (eccentricity(v), v))
-                    .unwrap_or(r.bodies.start)
+                    .unwrap_or(group[0])
             })
             .collect()
     }
 
-    /// Per robot: its tree centre and its joints in breadth-first order from there, each
+    /// Per tree: its centre and its joints in breadth-first order from there, each
     /// with `flipped` = its URDF parent is on the far side from the centre. A joint missing
     /// from every list closes a kinematic loop.
     pub fn trees(&self) -> Vec<(usize, Vec<(usize, bool)>)> {
@@ -503,10 +693,5 @@ impl Layout {
     /// All trees' joints in order ([`Layout::trees`] concatenated).
     pub fn joint_order(&self) -> Vec<(usize, bool)> {
         self.trees().into_iter().flat_map(|(_, order)| order).collect()
-    }
-
-    /// A point given in a link's frame, as (body, point in that body's frame).
-    pub fn point_in_body(&self, link: usize, p: Point3<f64>) -> (usize, Point3<f64>) {
-        (self.link_body[link].0, self.link_body[link].1 * p)
     }
 }

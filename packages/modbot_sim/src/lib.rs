@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod convert;
+mod dock;
 pub mod error;
 mod layout;
 pub mod maze;
@@ -12,6 +13,7 @@ pub mod run;
 pub mod sensors;
 pub mod world;
 
+pub use dock::{DockFit, DockTolerance, Port};
 pub use error::{Result, SimError};
 pub use layout::StartPose;
 pub use measure::{Recorder, Report, Sample};

@@ -248,7 +248,7 @@ impl SimSettings {
 }
 
 /// The engine behind a simulator.
-enum World {
+pub(crate) enum World {
     Native(Box<NativeWorld>),
     Rapier(Box<RapierWorld>),
 }
@@ -264,11 +264,13 @@ pub struct Twist {
 
 /// One robot's place in the simulator's lists.
 struct RobotInfo {
-    bodies: Range<usize>,
     joints: Range<usize>,
     links: Range<usize>,
     mass: f64,
-    /// Tail point (root link origin) and head point (far end of the last link), body-local.
+    /// Its URDF root link (index in the simulator's links).
+    root_link: usize,
+    /// Tail point (root link origin) and head point (far end of the last link), each as
+    /// (link, point in that link's frame).
     tail: (usize, Point3<f64>),
     head: (usize, Point3<f64>),
     /// Force sensors: name and the layout link they measure (the fixed joint's child).
@@ -283,16 +285,17 @@ struct RobotInfo {
 /// without a robot index ([`Simulator::com`], [`Simulator::ends`], [`Simulator::root_pose`])
 /// are the first robot's.
 pub struct Simulator {
-    world: World,
-    settings: SimSettings,
-    body_names: Vec<String>,
+    pub(crate) world: World,
+    pub(crate) settings: SimSettings,
+    pub(crate) body_names: Vec<String>,
     /// Per body: its centre of mass in its frame.
-    body_com: Vec<Point3<f64>>,
+    pub(crate) body_com: Vec<Point3<f64>>,
     /// Per URDF link: its body and its pose in that body.
     pub(crate) link_body: Vec<(usize, Isometry3<f64>)>,
     link_mass: Vec<f64>,
+    /// Per URDF link: its centre of mass in its frame.
     link_com: Vec<Point3<f64>>,
-    joints: Vec<JointSpec>,
+    pub(crate) joints: Vec<JointSpec>,
     targets: Vec<f64>,
     joint_names: Vec<String>,
     robots: Vec<RobotInfo>,
@@ -305,9 +308,17 @@ pub struct Simulator {
     /// What a ray can hit: the obstacles (world pose) and every body's colliders (body,
     /// link, shape, pose in the body).
     pub(crate) ray_obstacles: Vec<(rapier3d::parry::shape::SharedShape, Isometry3<f64>)>,
-    pub(crate) ray_colliders: Vec<(usize, usize, rapier3d::parry::shape::SharedShape, Isometry3<f64>)>,
+    pub(crate) ray_colliders: Vec<RayCollider>,
     /// IR range sensors (record 0029).
     pub(crate) ir: Vec<crate::sensors::IrSensor>,
+    /// The robots as given and the layout in force: what a run-time regrouping rebuilds
+    /// from (record 0030).
+    pub(crate) sim_robots: Vec<SimRobot>,
+    pub(crate) layout: Layout,
+    /// Fixed joints cut at run time: (robot, model joint index).
+    pub(crate) cut: std::collections::BTreeSet<(usize, usize)>,
+    /// Docks made at run time.
+    pub(crate) docks: Vec<crate::dock::DockRecord>,
 }
 
 /// What the measurement protocol follows on the first robot.
@@ -324,8 +335,86 @@ pub enum Reference {
 
 pub use modbot_gaits::modular::yaw_of as heading_of;
 
+/// The error for a layout whose joints close a kinematic loop, naming the robot of the first
+/// joint no tree reaches.
+pub(crate) fn layout_loop_error(layout: &Layout) -> SimError {
+    let reached: std::collections::BTreeSet<usize> = layout.joint_order().into_iter().map(|(k, _)| k).collect();
+    let missing = (0..layout.joints.len()).find(|k| !reached.contains(k)).unwrap_or(0);
+    let r = layout
+        .robots
+        .iter()
+        .position(|span| span.joints.contains(&missing))
+        .unwrap_or(0);
+    SimError::Robot {
+        robot: layout.robots[r].name.clone(),
+        what: "the joints close a kinematic loop".into(),
+    }
+}
+
 /// rapier's collision groups give each robot a bit of its own and the world one: 31 robots.
 const RAPIER_MAX_ROBOTS: usize = 31;
+
+impl World {
+    /// The engine's world of a layout; None if a joint closes a kinematic loop (rapier).
+    pub(crate) fn of(layout: &Layout, settings: &SimSettings) -> Option<World> {
+        Some(match settings.engine {
+            EngineSettings::Native(n) => World::Native(Box::new(NativeWorld::new(
+                layout,
+                NativeParams {
+                    dt: settings.step_s,
+                    sweeps: n.sweeps,
+                    armature: n.armature,
+                    joint_damping: n.joint_damping,
+                    erp: n.erp,
+                    slop: n.slop_m,
+                    margin: n.margin_m,
+                    cfm: n.cfm,
+                },
+            ))),
+            EngineSettings::Rapier(r) => World::Rapier(Box::new(RapierWorld::new(
+                layout,
+                RapierParams {
+                    dt: settings.step_s,
+                    solver_iterations: r.solver_iterations,
+                    pgs_iterations: r.pgs_iterations,
+                    motor_damping: r.motor_damping,
+                    armature: r.armature,
+                    joint_damping: r.joint_damping,
+                },
+            )?)),
+        })
+    }
+}
+
+/// Per body of a layout: its name (robot-qualified with several robots) and centre of mass;
+/// and what a ray can hit of it (body, link, shape, pose in the body).
+pub(crate) type RayCollider = (usize, usize, rapier3d::parry::shape::SharedShape, Isometry3<f64>);
+
+pub(crate) fn body_tables(layout: &Layout, several: bool) -> (Vec<String>, Vec<Point3<f64>>, Vec<RayCollider>) {
+    let names = layout
+        .bodies
+        .iter()
+        .map(|b| {
+            if several {
+                format!("{}#{}/{}", layout.robots[b.robot].name, b.robot, b.name)
+            } else {
+                b.name.clone()
+            }
+        })
+        .collect();
+    let com = layout.bodies.iter().map(|b| Point3::from(b.com)).collect();
+    let rays = layout
+        .bodies
+        .iter()
+        .enumerate()
+        .flat_map(|(b, body)| {
+            body.colliders
+                .iter()
+                .map(move |c| (b, c.link, c.shape.clone(), c.local))
+        })
+        .collect();
+    (names, com, rays)
+}
 
 impl Simulator {
     /// Builds the world: the robot at the scenario's start pose, resting on the ground with
@@ -368,52 +457,11 @@ impl Simulator {
             }
         }
         let layout = Layout::new(robots, scenario, settings.start_clearance_m)?;
-        let loop_error = || {
-            let r = layout
-                .trees()
-                .iter()
-                .position(|(center, order)| {
-                    let span = &layout.robots[layout.bodies[*center].robot];
-                    order.len() != span.joints.len()
-                })
-                .unwrap_or(0);
-            SimError::Robot {
-                robot: layout.robots[r].name.clone(),
-                what: "the joints close a kinematic loop".into(),
-            }
-        };
+        let loop_error = || layout_loop_error(&layout);
         if layout.joint_order().len() != layout.joints.len() {
             return Err(loop_error());
         }
-        let world = match settings.engine {
-            EngineSettings::Native(n) => World::Native(Box::new(NativeWorld::new(
-                &layout,
-                NativeParams {
-                    dt: settings.step_s,
-                    sweeps: n.sweeps,
-                    armature: n.armature,
-                    joint_damping: n.joint_damping,
-                    erp: n.erp,
-                    slop: n.slop_m,
-                    margin: n.margin_m,
-                    cfm: n.cfm,
-                },
-            ))),
-            EngineSettings::Rapier(r) => World::Rapier(Box::new(
-                RapierWorld::new(
-                    &layout,
-                    RapierParams {
-                        dt: settings.step_s,
-                        solver_iterations: r.solver_iterations,
-                        pgs_iterations: r.pgs_iterations,
-                        motor_damping: r.motor_damping,
-                        armature: r.armature,
-                        joint_damping: r.joint_damping,
-                    },
-                )
-                .ok_or_else(loop_error)?,
-            )),
-        };
+        let world = World::of(&layout, &settings).ok_or_else(loop_error)?;
 
         let several = robots.len() > 1;
         let mut infos = Vec::with_capacity(robots.len());
@@ -435,19 +483,19 @@ impl Simulator {
                     _ => None,
                 })
                 .unwrap_or_else(Point3::origin);
-            for (i, l) in model.links.iter().enumerate() {
+            for l in &model.links {
                 link_names.push(l.name.clone());
                 link_mass.push(l.mass);
-                link_com.push(layout.link_body[link(i)].1 * (l.inertial_origin * Point3::origin()));
+                link_com.push(l.inertial_origin * Point3::origin());
             }
             joint_names.extend(robot.joint_names.iter().cloned());
             infos.push(RobotInfo {
-                bodies: span.bodies.clone(),
                 joints: span.joints.clone(),
                 links: span.links.clone(),
-                mass: layout.bodies[span.bodies.clone()].iter().map(|b| b.mass).sum(),
-                tail: layout.point_in_body(link(model.root), Point3::origin()),
-                head: layout.point_in_body(link(last), head_local),
+                mass: model.links.iter().map(|l| l.mass).sum(),
+                root_link: link(model.root),
+                tail: (link(model.root), Point3::origin()),
+                head: (link(last), head_local),
                 force_sensors: robot
                     .force_sensors
                     .iter()
@@ -458,29 +506,8 @@ impl Simulator {
                     .collect(),
             });
         }
-        let body_names = layout
-            .bodies
-            .iter()
-            .map(|b| {
-                if several {
-                    format!("{}#{}/{}", layout.robots[b.robot].name, b.robot, b.name)
-                } else {
-                    b.name.clone()
-                }
-            })
-            .collect();
-
+        let (body_names, body_com, ray_colliders) = body_tables(&layout, several);
         let ray_obstacles = layout.obstacles.iter().map(|o| (o.shape.clone(), o.pose)).collect();
-        let ray_colliders = layout
-            .bodies
-            .iter()
-            .enumerate()
-            .flat_map(|(b, body)| {
-                body.colliders
-                    .iter()
-                    .map(move |c| (b, c.link, c.shape.clone(), c.local))
-            })
-            .collect();
         Ok(Simulator {
             link_names,
             ray_obstacles,
@@ -489,13 +516,17 @@ impl Simulator {
             world,
             settings,
             body_names,
-            body_com: layout.bodies.iter().map(|b| Point3::from(b.com)).collect(),
+            body_com,
             link_mass,
             link_com,
             total_mass: layout.bodies.iter().map(|b| b.mass).sum(),
             targets: vec![0.0; layout.joints.len()],
-            link_body: layout.link_body,
-            joints: layout.joints,
+            link_body: layout.link_body.clone(),
+            joints: layout.joints.clone(),
+            sim_robots: robots.iter().map(|(r, _)| (*r).clone()).collect(),
+            layout,
+            cut: Default::default(),
+            docks: Vec::new(),
             joint_names,
             robots: infos,
             steps: 0,
@@ -771,8 +802,7 @@ impl Simulator {
         let r = &self.robots[robot];
         let mut sum = Vector3::zeros();
         for i in r.links.clone() {
-            let (b, _) = self.link_body[i];
-            sum += self.link_mass[i] * (self.body_pose(b) * self.link_com[i]).coords;
+            sum += self.link_mass[i] * (self.link_pose(i) * self.link_com[i]).coords;
         }
         Point3::from(sum / r.mass)
     }
@@ -789,20 +819,27 @@ impl Simulator {
     /// If `robot` ≥ [`Simulator::robot_count`].
     pub fn ends_of(&self, robot: usize) -> (Point3<f64>, Point3<f64>) {
         let r = &self.robots[robot];
-        (self.body_pose(r.tail.0) * r.tail.1, self.body_pose(r.head.0) * r.head.1)
+        (self.link_pose(r.tail.0) * r.tail.1, self.link_pose(r.head.0) * r.head.1)
     }
 
-    /// Pose of the first robot's root body (the tail module's back half for modbot chains).
+    /// Pose of the first robot's URDF root link (the tail module's back half for modbot
+    /// chains).
     pub fn root_pose(&self) -> Isometry3<f64> {
         self.root_pose_of(0)
     }
 
-    /// Pose of a robot's root body (the one holding its URDF root link).
+    /// Pose of a robot's URDF root link.
     ///
     /// # Panics
     /// If `robot` ≥ [`Simulator::robot_count`].
     pub fn root_pose_of(&self, robot: usize) -> Isometry3<f64> {
-        self.body_pose(self.robots[robot].bodies.start)
+        self.link_pose(self.robots[robot].root_link)
+    }
+
+    /// World pose of one URDF link (index in [`Simulator::link_poses`]).
+    pub(crate) fn link_pose(&self, link: usize) -> Isometry3<f64> {
+        let (b, off) = self.link_body[link];
+        self.body_pose(b) * off
     }
 
     /// Total kinetic energy of the robots, J.

@@ -28,7 +28,7 @@ mod tree;
 #[cfg(test)]
 mod tests;
 
-use nalgebra::{DMatrix, Isometry3, Point3, Vector3};
+use nalgebra::{DMatrix, Isometry3, Point3, Vector3, Vector6};
 
 use crate::layout::Layout;
 use contacts::Collision;
@@ -153,6 +153,63 @@ impl NativeWorld {
         self.rows.solve(&mut self.state.nu, self.params.sweeps);
         self.state.integrate(&self.model, dt);
         self.kin.update(&self.model, &self.state);
+    }
+
+    /// Spatial velocity `[ω; v₀]` of a layout body (world axes, velocity of the body point at
+    /// the world origin).
+    pub fn spatial_velocity(&self, layout_body: usize) -> Vector6<f64> {
+        self.kin.vel[self.model.tree_of[layout_body]]
+    }
+
+    /// Starts a world built from a regrouped layout (at the current poses) with the old
+    /// motion: the joint angles given (command order, URDF sign; continuous joints keep their
+    /// turns) and the velocity that carries over the generalised momentum of the old motion,
+    /// `ν = M⁻¹ p` with `p_root = Σ h` over the tree and `p_k = s_kᵀ Σ h` over the subtree of
+    /// joint k plus its armature's `a q̇_k` — `h` being each layout body's spatial momentum
+    /// `[L₀; P]` in the old motion. A split keeps every velocity (the old motion is already
+    /// one of the new trees'); a join keeps the linear and angular momentum of the joined
+    /// trees and loses the kinetic energy of the impact. False if a mass matrix is singular.
+    pub fn carry_over(&mut self, momentum: &[Vector6<f64>], angles: &[f64], rates: &[f64]) -> bool {
+        let n = self.model.n;
+        for (b, body) in self.model.bodies.iter().enumerate() {
+            if body.parent.is_some() {
+                self.state.q[b] = body.sign * angles[body.joint];
+            }
+        }
+        self.state.nu.fill(0.0);
+        self.kin.update(&self.model, &self.state);
+        dynamics::mass_matrix(&self.model, &self.kin, self.params.armature, &mut self.mass.mass);
+        let m = &mut self.mass;
+        if !linalg::block_inverse(m.mass.as_slice(), n, &m.blocks, &mut m.minv, &mut m.scratch) {
+            return false;
+        }
+        // Subtree momenta, children before parents.
+        let mut acc = vec![Vector6::zeros(); self.model.bodies.len()];
+        for (layout_body, h) in momentum.iter().enumerate() {
+            acc[self.model.tree_of[layout_body]] += h;
+        }
+        for b in (0..self.model.bodies.len()).rev() {
+            if let Some(p) = self.model.bodies[b].parent {
+                let child = acc[b];
+                acc[p] += child;
+            }
+        }
+        let mut p = vec![0.0; n];
+        for (b, body) in self.model.bodies.iter().enumerate() {
+            match body.parent {
+                None => p[body.dof..body.dof + 6].copy_from_slice(acc[b].as_slice()),
+                Some(_) => {
+                    p[body.dof] = self.kin.s[b].dot(&acc[b]) + self.params.armature * body.sign * rates[body.joint];
+                }
+            }
+        }
+        for tree in &self.model.trees {
+            for i in tree.dofs.clone() {
+                self.state.nu[i] = tree.dofs.clone().map(|k| m.minv[k * n + i] * p[k]).sum();
+            }
+        }
+        self.kin.update(&self.model, &self.state);
+        true
     }
 
     /// Contact force on each URDF link (layout order) in the last step, world frame, N: from
