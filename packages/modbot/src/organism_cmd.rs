@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use anyhow::Result;
 use clap::Subcommand;
-use modbot_app::organism::{OrganismSpec, bus_of};
+use modbot_app::organism::{Fault, OrganismSpec, bus_of};
 use modbot_core::Topology;
 use modbot_gaits::hormone::HormoneSettings;
 use serde_json::json;
@@ -58,6 +58,14 @@ pub enum OrganismWhat {
         /// Simulated time, s (the first 4 s warm up).
         #[arg(long, default_value_t = 60.0)]
         seconds: f64,
+        /// Cut the connection between two modules at a time: TIME:A-B (s; a whole number of
+        /// 2 s wave periods), e.g. 20:m5-m6. Repeatable.
+        #[arg(long, value_name = "TIME:A-B")]
+        cut: Vec<String>,
+        /// Remove a module at a time (it dies and lets go of its neighbours): TIME:MODULE,
+        /// e.g. 20:centre. Repeatable.
+        #[arg(long, value_name = "TIME:MODULE")]
+        remove: Vec<String>,
         /// Run folder (default runs/organism_<name>).
         #[arg(long, short, value_name = "DIR")]
         out: Option<std::path::PathBuf>,
@@ -90,14 +98,23 @@ fn load(which: &Which) -> Result<Topology> {
     Ok(spec.topology(&catalog)?)
 }
 
-fn run_one(
-    which: &Which,
-    world: Option<&std::path::Path>,
+struct RunArgs<'a> {
+    world: Option<&'a std::path::Path>,
     seconds: f64,
-    out: Option<&std::path::Path>,
+    faults: Vec<Fault>,
+    out: Option<&'a std::path::Path>,
     quiet: bool,
-) -> Result<()> {
+}
+
+fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
     use anyhow::Context;
+    let RunArgs {
+        world,
+        seconds,
+        faults,
+        out,
+        quiet,
+    } = args;
     let robot = load(which)?;
     let world = modbot_app::load_world(world)?;
     let options = modbot_app::EvalOptions {
@@ -114,7 +131,7 @@ fn run_one(
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let started = std::time::Instant::now();
-    let run = modbot_app::organism::run_organism(&robot, &world, seconds, &options, &mut |t, _| {
+    let run = modbot_app::organism::run_organism(&robot, &world, seconds, &faults, &options, &mut |t, _| {
         bar.set_position((t * 1000.0) as u64);
         bar.set_message(format!("{t:.1} s"));
     })?;
@@ -135,21 +152,49 @@ fn run_one(
         "period_s": r.period_s,
         "closest_ir": run.closest_ir,
         "modules": run.modules.iter().map(|(n, t, role)| json!({"name": n, "type": t, "role": role})).collect::<Vec<_>>(),
+        "faults": faults.iter().map(|f| match f {
+            Fault::Cut { at_s, a, b } => json!({"at_s": at_s, "cut": [a, b]}),
+            Fault::Remove { at_s, module } => json!({"at_s": at_s, "remove": module}),
+        }).collect::<Vec<_>>(),
+        "parts": run.parts.iter().map(|p| json!({
+            "modules": p.modules.iter().map(|(n, t, role)| json!({"name": n, "type": t, "role": role})).collect::<Vec<_>>(),
+            "distance_cm": p.distance_m * 100.0,
+            "speed_cm_s": p.speed_m_s * 100.0,
+            "measured_s": p.measured_s,
+        })).collect::<Vec<_>>(),
     });
     std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&summary)? + "\n")
         .context("writing summary.json")?;
     let names: Vec<String> = robot.joint_names();
     crate::plot::run_plot(&dir.join("plot.png"), &robot.name, &run.samples, &names)?;
-    emit(format!(
-        "{}: {:.2} cm/s ({:.2} cm per {:.1} s wave period), heading {:+.1}°/period, closest IR {:.0}/128\nrun folder: {} (summary.json, plot.png)\n",
+    let mut text = format!(
+        "{}: {:.2} cm/s ({:.2} cm per {:.1} s wave period), heading {:+.1}°/period, closest IR {:.0}/128{}\n",
         robot.name,
         r.speed_m_s * 100.0,
         r.step_m * 100.0,
         r.period_s,
         r.heading_change_deg,
         run.closest_ir,
-        dir.display()
-    ))
+        if faults.is_empty() {
+            ""
+        } else {
+            " (before the first fault)"
+        }
+    );
+    for (k, p) in run.parts.iter().enumerate() {
+        let names: Vec<String> = p.modules.iter().map(|(n, _, role)| format!("{n} ({role})")).collect();
+        let _ = writeln!(
+            text,
+            "part {}: {:.1} cm in {:.0} s ({:.2} cm/s): {}",
+            k + 1,
+            p.distance_m * 100.0,
+            p.measured_s,
+            p.speed_m_s * 100.0,
+            names.join(", ")
+        );
+    }
+    let _ = writeln!(text, "run folder: {} (summary.json, plot.png)", dir.display());
+    emit(text)
 }
 
 pub fn run(args: &OrganismArgs) -> Result<()> {
@@ -158,9 +203,27 @@ pub fn run(args: &OrganismArgs) -> Result<()> {
             which,
             world,
             seconds,
+            cut,
+            remove,
             out,
             quiet,
-        } => run_one(which, world.as_deref(), *seconds, out.as_deref(), *quiet),
+        } => {
+            let faults = cut
+                .iter()
+                .map(|c| Fault::parse_cut(c))
+                .chain(remove.iter().map(|r| Fault::parse_remove(r)))
+                .collect::<modbot_app::Result<Vec<_>>>()?;
+            run_one(
+                which,
+                RunArgs {
+                    world: world.as_deref(),
+                    seconds: *seconds,
+                    faults,
+                    out: out.as_deref(),
+                    quiet: *quiet,
+                },
+            )
+        }
         OrganismWhat::File { which } => {
             if is_file(&which.organism) {
                 return Err(BadInput("`organism file` prints a named organism's file".into()).into());

@@ -977,3 +977,45 @@ fn organism_map_prints_types_and_roles() {
         assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// `modbot organism run --cut`: the run folder's summary lists the parts after the cut, each
+/// mapped as a caterpillar, with their speeds; a bad fault is refused with exit code 2.
+#[test]
+fn organism_run_with_a_cut_reports_the_parts() {
+    let out = scratch("organism_cut");
+    let o = modbot(&[
+        "organism",
+        "run",
+        "caterpillar:6",
+        "--seconds",
+        "12",
+        "--cut",
+        "6:m3-m4",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("part 2:"), "{}", stdout(&o));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let parts = doc["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 2);
+    for p in parts {
+        assert_eq!(p["modules"].as_array().unwrap().len(), 3);
+        assert!(p["speed_cm_s"].as_f64().unwrap().is_finite());
+    }
+    assert_eq!(doc["faults"][0]["cut"][1], "m4");
+    let o = modbot(&[
+        "organism",
+        "run",
+        "caterpillar:6",
+        "--seconds",
+        "12",
+        "--remove",
+        "7:m3",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("whole number"), "{}", stderr(&o));
+}

@@ -95,6 +95,11 @@ impl HormoneController {
         &self.bus
     }
 
+    /// The bus, to cut links and remove modules.
+    pub fn bus_mut(&mut self) -> &mut Bus {
+        &mut self.bus
+    }
+
     /// The smallest IR reading any module has had, 0 (touching) … 128.
     pub fn closest(&self) -> f64 {
         self.closest
@@ -148,24 +153,207 @@ impl Controller for HormoneController {
     }
 }
 
+/// A fault made during an organism run (seed-003 §8): a connection cut, or a module removed
+/// (it dies and its connectors let go of its neighbours).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fault {
+    /// The connection between two modules is cut at `at_s`.
+    Cut {
+        /// Time, s.
+        at_s: f64,
+        /// One module.
+        a: String,
+        /// The other.
+        b: String,
+    },
+    /// A module is removed at `at_s`.
+    Remove {
+        /// Time, s.
+        at_s: f64,
+        /// The module.
+        module: String,
+    },
+}
+
+impl Fault {
+    fn time(text: &str, flag: &str, example: &str) -> Result<(f64, String)> {
+        let bad = || AppError::BadInput(format!("{flag} `{text}`: expected TIME:{example}"));
+        let (t, rest) = text.split_once(':').ok_or_else(bad)?;
+        let t: f64 = t.trim().parse().map_err(|_| bad())?;
+        if !t.is_finite() {
+            return Err(bad());
+        }
+        Ok((t, rest.trim().to_string()))
+    }
+
+    /// `TIME:A-B`: the connection between modules A and B is cut at TIME s.
+    pub fn parse_cut(text: &str) -> Result<Fault> {
+        let example = "MODULE-MODULE, e.g. 20:m5-m6";
+        let (at_s, rest) = Fault::time(text, "--cut", example)?;
+        let (a, b) = rest
+            .split_once('-')
+            .ok_or_else(|| AppError::BadInput(format!("--cut `{text}`: expected TIME:{example}")))?;
+        Ok(Fault::Cut {
+            at_s,
+            a: a.trim().to_string(),
+            b: b.trim().to_string(),
+        })
+    }
+
+    /// `TIME:M`: module M is removed at TIME s.
+    pub fn parse_remove(text: &str) -> Result<Fault> {
+        let (at_s, module) = Fault::time(text, "--remove", "MODULE, e.g. 20:centre")?;
+        Ok(Fault::Remove { at_s, module })
+    }
+
+    /// When it happens, s.
+    pub fn at_s(&self) -> f64 {
+        match self {
+            Fault::Cut { at_s, .. } | Fault::Remove { at_s, .. } => *at_s,
+        }
+    }
+}
+
+/// What a fault breaks: connections (edge indices) and removed modules.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Breaks {
+    edges: Vec<usize>,
+    removed: Vec<usize>,
+}
+
+/// One part of an organism after its faults: the modules joined to each other, as they
+/// mapped themselves, and how far the part's centre of mass moved.
+#[derive(Debug, Clone)]
+pub struct PartRun {
+    /// Its modules: name, type, role.
+    pub modules: Vec<(String, u16, String)>,
+    /// Horizontal displacement of its centre of mass over the measured time, m.
+    pub distance_m: f64,
+    /// That over the measured time, m/s.
+    pub speed_m_s: f64,
+    /// The measured time: from one wave period after the last fault to the end, s.
+    pub measured_s: f64,
+}
+
 /// What an organism run measured.
 #[derive(Debug, Clone)]
 pub struct OrganismRun {
-    /// The protocol's report (cycles of one wave period, 2 s).
+    /// The protocol's report (cycles of one wave period, 2 s) up to the first fault.
     pub report: Report,
     /// One sample per control tick.
     pub samples: Vec<Sample>,
-    /// Each module's name, type and role at the end.
+    /// Each module's name, type and role at the end (removed modules left out).
     pub modules: Vec<(String, u16, String)>,
     /// Smallest IR reading any module saw on an open side, 0 (touching) … 128.
     pub closest_ir: f64,
+    /// With faults: the parts after the last one (each part's modules and its speed).
+    pub parts: Vec<PartRun>,
 }
 
-/// Runs an organism in `world` for `seconds` (the first 4 s, two wave periods, are warm-up).
+/// The faults checked against the robot and the run: each names existing modules (a cut
+/// names two joined ones) and falls on a whole wave period from the third period on, at
+/// least two periods before the end; grouped by time, in time order.
+fn check_faults(robot: &Topology, faults: &[Fault], seconds: f64, period: f64) -> Result<Vec<(f64, Breaks)>> {
+    let module = |name: &str| {
+        robot.modules.iter().position(|m| m.name == name).ok_or_else(|| {
+            let known: Vec<&str> = robot.modules.iter().map(|m| m.name.as_str()).collect();
+            AppError::BadInput(format!(
+                "fault: no module `{name}` (the organism has: {})",
+                known.join(", ")
+            ))
+        })
+    };
+    let mut out: Vec<(f64, Breaks)> = Vec::new();
+    for f in faults {
+        let t = f.at_s();
+        let whole = (t / period).round();
+        if (t / period - whole).abs() > 1e-9 || whole < 3.0 || t > seconds - 2.0 * period + 1e-9 {
+            return Err(AppError::BadInput(format!(
+                "fault at {t} s: expected a whole number of {period} s wave periods from {} s to {} s (two periods of warm-up and one measured before it, one to settle and one measured after)",
+                3.0 * period,
+                seconds - 2.0 * period
+            )));
+        }
+        let mut breaks = Breaks::default();
+        match f {
+            Fault::Cut { a, b, .. } => {
+                let (ia, ib) = (module(a)?, module(b)?);
+                let e = robot
+                    .edges
+                    .iter()
+                    .position(|e| (e.a, e.b) == (ia, ib) || (e.a, e.b) == (ib, ia))
+                    .ok_or_else(|| AppError::BadInput(format!("--cut: modules `{a}` and `{b}` are not joined")))?;
+                breaks.edges.push(e);
+            }
+            Fault::Remove { module: m, .. } => {
+                let i = module(m)?;
+                breaks.edges.extend(
+                    robot
+                        .edges
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| e.a == i || e.b == i)
+                        .map(|(k, _)| k),
+                );
+                breaks.removed.push(i);
+            }
+        }
+        match out.iter_mut().find(|(at, _)| (*at - t).abs() < 1e-9) {
+            Some((_, b)) => {
+                b.edges.extend(breaks.edges);
+                b.removed.extend(breaks.removed);
+            }
+            None => out.push((t, breaks)),
+        }
+    }
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(out)
+}
+
+/// The organism's parts: modules still joined to each other (removed ones left out).
+fn parts_of(robot: &Topology, cut: &[bool], alive: &[bool]) -> Vec<Vec<usize>> {
+    let n = robot.len();
+    let mut part = vec![usize::MAX; n];
+    let mut parts = Vec::new();
+    for start in (0..n).filter(|&i| alive[i]) {
+        if part[start] != usize::MAX {
+            continue;
+        }
+        let id = parts.len();
+        part[start] = id;
+        let mut members = vec![start];
+        let mut k = 0;
+        while k < members.len() {
+            let m = members[k];
+            k += 1;
+            for (e, edge) in robot.edges.iter().enumerate() {
+                let other = match (cut[e], edge.a == m, edge.b == m) {
+                    (false, true, _) => edge.b,
+                    (false, _, true) => edge.a,
+                    _ => continue,
+                };
+                if alive[other] && part[other] == usize::MAX {
+                    part[other] = id;
+                    members.push(other);
+                }
+            }
+        }
+        members.sort_unstable();
+        parts.push(members);
+    }
+    parts
+}
+
+/// Runs an organism in `world` for `seconds` (the first 4 s, two wave periods, are warm-up),
+/// making the `faults` as it goes: at a fault the simulator cuts the connections it breaks
+/// (record 0030) and the bus loses the same links or the removed module; the parts re-map
+/// themselves, reset and carry on (§8), and each part's speed is measured from one period
+/// after the last fault to the end.
 pub fn run_organism(
     robot: &Topology,
     world: &Scenario,
     seconds: f64,
+    faults: &[Fault],
     options: &EvalOptions,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<OrganismRun> {
@@ -176,33 +364,131 @@ pub fn run_organism(
             3.0 * period
         )));
     }
+    let events = check_faults(robot, faults, seconds, period)?;
     let mut session = SimSession::new(robot.clone(), world, options.settings(world), 0)?;
     session.sim.set_ir_sensors(ir_sensors(robot))?;
     let mut controller = HormoneController::new(robot, HormoneSettings::default())?;
+    let periods = |t: f64| (t / period).round() as usize;
+    let first_end = events.first().map(|(t, _)| *t).unwrap_or(seconds);
     let plan = RunPlan {
         warmup_cycles: 2,
-        cycles: ((seconds / period).floor() as usize).saturating_sub(2).max(1),
+        cycles: periods(first_end).saturating_sub(2).max(1),
         ..options.plan
     };
-    let out = run_controller(&mut session.sim, &mut controller, plan, session.body_length_m, progress)?;
-    let closest_ir = controller.closest();
-    let modules = robot
-        .modules
-        .iter()
-        .enumerate()
-        .filter_map(|(i, m)| {
-            controller
-                .bus()
-                .module(i)
-                .map(|h| (m.name.clone(), h.module_type(), h.role().name().to_string()))
+    let out = run_controller(
+        &mut session.sim,
+        &mut controller,
+        plan,
+        session.body_length_m,
+        &mut |t, _| progress(t, seconds),
+    )?;
+    let report = out.report;
+    let mut samples = out.samples;
+    let mut cut = vec![false; robot.edges.len()];
+    let mut alive = vec![true; robot.len()];
+    let joint_names: Vec<String> = session.robot.model.joints.iter().map(|j| j.name.clone()).collect();
+    let module_links: Vec<Vec<usize>> = (0..robot.len())
+        .map(|i| {
+            (0..robot.kind_of(i).links.len())
+                .filter_map(|l| session.sim.link_index(&robot.link_name(i, l)))
+                .collect()
         })
         .collect();
+    let com = |sim: &modbot_sim::Simulator, g: &[usize]| {
+        let links: Vec<usize> = g.iter().flat_map(|&i| module_links[i].iter().copied()).collect();
+        sim.com_of_links(&links)
+    };
+    let mut parts = Vec::new();
+    for (k, (at, breaks)) in events.iter().enumerate() {
+        for &e in &breaks.edges {
+            if std::mem::replace(&mut cut[e], true) {
+                continue;
+            }
+            let edge = &robot.edges[e];
+            let (na, nb) = (&robot.modules[edge.a].name, &robot.modules[edge.b].name);
+            let joint = [format!("{na}_to_{nb}"), format!("{nb}_to_{na}")]
+                .into_iter()
+                .find(|j| joint_names.contains(j))
+                .ok_or_else(|| AppError::BadInput(format!("no fixed joint joins `{na}` and `{nb}`")))?;
+            session.sim.cut(0, &joint)?;
+            let side: Side = edge
+                .a_port
+                .parse()
+                .map_err(|e: String| AppError::BadInput(format!("port `{}`: {e}", edge.a_port)))?;
+            controller.bus_mut().cut((edge.a, side));
+        }
+        for &i in &breaks.removed {
+            alive[i] = false;
+            controller.bus_mut().remove(i);
+        }
+        let end = events.get(k + 1).map(|(t, _)| *t).unwrap_or(seconds);
+        // One period to settle (re-map, reset, restart), then the rest measured.
+        let settle = RunPlan {
+            warmup_cycles: 0,
+            cycles: 1,
+            ..options.plan
+        };
+        let out = run_controller(
+            &mut session.sim,
+            &mut controller,
+            settle,
+            session.body_length_m,
+            &mut |t, _| progress(at + t, seconds),
+        )?;
+        samples.extend(out.samples);
+        let groups = parts_of(robot, &cut, &alive);
+        let start: Vec<_> = groups.iter().map(|g| com(&session.sim, g)).collect();
+        let t_start = session.sim.time();
+        let rest = RunPlan {
+            warmup_cycles: 0,
+            cycles: periods(end - at).saturating_sub(1).max(1),
+            ..options.plan
+        };
+        let out = run_controller(
+            &mut session.sim,
+            &mut controller,
+            rest,
+            session.body_length_m,
+            &mut |t, _| progress(at + period + t, seconds),
+        )?;
+        samples.extend(out.samples);
+        if k + 1 == events.len() {
+            let measured_s = session.sim.time() - t_start;
+            for (g, s) in groups.iter().zip(start) {
+                let (Some(a), Some(b)) = (s, com(&session.sim, g)) else {
+                    continue;
+                };
+                let distance_m = ((b.x - a.x).powi(2) + (b.y - a.y).powi(2)).sqrt();
+                parts.push(PartRun {
+                    modules: g.iter().filter_map(|&i| module_row(robot, &controller, i)).collect(),
+                    distance_m,
+                    speed_m_s: distance_m / measured_s,
+                    measured_s,
+                });
+            }
+        }
+    }
+    let closest_ir = controller.closest();
+    let modules = (0..robot.len())
+        .filter_map(|i| module_row(robot, &controller, i))
+        .collect();
     Ok(OrganismRun {
-        report: out.report,
-        samples: out.samples,
+        report,
+        samples,
         modules,
         closest_ir,
+        parts,
     })
+}
+
+/// A module's name, type and role, if it is still there.
+fn module_row(robot: &Topology, controller: &HormoneController, i: usize) -> Option<(String, u16, String)> {
+    let h = controller.bus().module(i)?;
+    Some((
+        robot.modules[i].name.clone(),
+        h.module_type(),
+        h.role().name().to_string(),
+    ))
 }
 
 /// Most modules in an organism (the seed's simulator limit, §2).

@@ -1,7 +1,7 @@
 //! Digital-hormone organisms in the embedded simulator (seed-003 §9.1; decision 0029): the
 //! modules' own controllers, IR by ray casts, nothing scripted from outside.
 
-use modbot_app::organism::{OrganismSpec, run_organism};
+use modbot_app::organism::{Fault, OrganismRun, OrganismSpec, run_organism};
 use modbot_app::{EvalOptions, load_world};
 use modbot_core::ModuleCatalog;
 
@@ -11,7 +11,7 @@ fn speed(text: &str, pitched: bool, no_tail: bool) -> f64 {
         .topology(&ModuleCatalog::builtin())
         .unwrap_or_else(|e| panic!("{e}"));
     let world = load_world(None).unwrap_or_else(|e| panic!("{e}"));
-    let run = run_organism(&robot, &world, 30.0, &EvalOptions::default(), &mut |_, _| {})
+    let run = run_organism(&robot, &world, 30.0, &[], &EvalOptions::default(), &mut |_, _| {})
         .unwrap_or_else(|e| panic!("{text}: {e}"));
     eprintln!("{}: {:?} {:?}", spec.name(), run.report.speed_m_s, run.modules);
     run.report.speed_m_s
@@ -37,10 +37,111 @@ fn bad_run_lengths_are_refused() {
         .unwrap_or_else(|e| panic!("{e}"));
     let world = load_world(None).unwrap_or_else(|e| panic!("{e}"));
     for s in [1.0, f64::NAN, 1e9] {
-        let e = run_organism(&robot, &world, s, &EvalOptions::default(), &mut |_, _| {})
+        let e = run_organism(&robot, &world, s, &[], &EvalOptions::default(), &mut |_, _| {})
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(e.contains("--seconds"), "{s}: {e}");
+    }
+}
+
+fn faulted(text: &str, seconds: f64, faults: &[Fault]) -> OrganismRun {
+    let spec = OrganismSpec::parse(text, false, false).unwrap_or_else(|e| panic!("{e}"));
+    let robot = spec
+        .topology(&ModuleCatalog::builtin())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let world = load_world(None).unwrap_or_else(|e| panic!("{e}"));
+    let run = run_organism(&robot, &world, seconds, faults, &EvalOptions::default(), &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("{text}: {e}"));
+    for p in &run.parts {
+        eprintln!("{text}: {:.1} cm {:?}", p.distance_m * 100.0, p.modules);
+    }
+    run
+}
+
+fn roles(p: &modbot_app::organism::PartRun) -> Vec<&str> {
+    p.modules.iter().map(|(_, _, r)| r.as_str()).collect()
+}
+
+/// Seed §8: a 10-module caterpillar cut in the middle goes on as two caterpillars, each
+/// mapping itself (two ends, middles) and moving on by itself.
+#[test]
+fn a_cut_caterpillar_goes_on_as_two_caterpillars() {
+    let cut = Fault::parse_cut("20:m5-m6").unwrap_or_else(|e| panic!("{e}"));
+    let run = faulted("caterpillar:10", 40.0, &[cut]);
+    assert_eq!(run.parts.len(), 2);
+    for p in &run.parts {
+        let r = roles(p);
+        assert_eq!(r.len(), 5);
+        assert_eq!(r.iter().filter(|r| r.contains("end")).count(), 2, "{r:?}");
+        assert!(r.iter().all(|r| r.starts_with("caterpillar")), "{r:?}");
+        // Both move on: more than two of their own body lengths (5 × 8 cm) in 18 s.
+        assert!(p.distance_m > 0.2, "{:?}: {:.3} m", r, p.distance_m);
+    }
+}
+
+/// Seed §8: the V without its centre is two caterpillars; a scorpion's detached two-module
+/// tail maps itself as a caterpillar and does not progress.
+#[test]
+fn a_v_without_its_centre_and_a_detached_tail_are_caterpillars() {
+    let remove = Fault::parse_remove("20:centre").unwrap_or_else(|e| panic!("{e}"));
+    let run = faulted("v:9", 40.0, &[remove]);
+    assert_eq!(run.parts.len(), 2);
+    for p in &run.parts {
+        let r = roles(p);
+        assert_eq!(r.len(), 4);
+        assert!(r.iter().all(|r| r.starts_with("caterpillar")), "{r:?}");
+    }
+    assert!(!run.modules.iter().any(|(n, _, _)| n == "centre"));
+
+    let cut = Fault::parse_cut("20:head-inner_tail").unwrap_or_else(|e| panic!("{e}"));
+    let run = faulted("scorpion", 40.0, &[cut]);
+    assert_eq!(run.parts.len(), 2);
+    let tail = run
+        .parts
+        .iter()
+        .find(|p| p.modules.iter().any(|(n, _, _)| n == "outer_tail"))
+        .unwrap_or_else(|| panic!("no tail part"));
+    let r = roles(tail);
+    assert_eq!(r.len(), 2);
+    assert!(
+        r.contains(&"caterpillar front end") && r.contains(&"caterpillar rear end"),
+        "{r:?}"
+    );
+    // Too short to make a wave: under 1 cm/s, where a 5-module caterpillar makes > 1 cm/s.
+    assert!(tail.speed_m_s < 0.01, "the tail progresses: {} m/s", tail.speed_m_s);
+    let body = run
+        .parts
+        .iter()
+        .find(|p| p.modules.len() == 5)
+        .unwrap_or_else(|| panic!("no body"));
+    assert!(roles(body).contains(&"scorpion head"), "{:?}", roles(body));
+}
+
+/// Faults naming what is not there, or falling off the wave periods, are refused.
+#[test]
+fn bad_faults_are_refused() {
+    let spec = OrganismSpec::parse("caterpillar:4", false, false).unwrap_or_else(|e| panic!("{e}"));
+    let robot = spec
+        .topology(&ModuleCatalog::builtin())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let world = load_world(None).unwrap_or_else(|e| panic!("{e}"));
+    for (fault, text) in [
+        (Fault::parse_cut("20:m1-m3"), "not joined"),
+        (Fault::parse_cut("20:m1-m9"), "no module `m9`"),
+        (Fault::parse_remove("21:m2"), "whole number"),
+        (Fault::parse_remove("2:m2"), "whole number"),
+        (Fault::parse_remove("38:m2"), "whole number"),
+    ] {
+        let fault = fault.unwrap_or_else(|e| panic!("{e}"));
+        let e = run_organism(&robot, &world, 40.0, &[fault], &EvalOptions::default(), &mut |_, _| {})
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains(text), "{text}: {e}");
+    }
+    for bad in ["m1-m2", "x:m1-m2", "inf:m1-m2", "20:m1"] {
+        let e = Fault::parse_cut(bad).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("--cut") && e.contains("TIME:MODULE-MODULE"), "{bad}: {e}");
     }
 }

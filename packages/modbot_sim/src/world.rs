@@ -807,6 +807,19 @@ impl Simulator {
         Point3::from(sum / r.mass)
     }
 
+    /// Centre of mass of some links (indices in [`Simulator::link_poses`]), from the URDF's
+    /// link masses; None if an index is out of range or the links have no mass.
+    pub fn com_of_links(&self, links: &[usize]) -> Option<Point3<f64>> {
+        let mut sum = Vector3::zeros();
+        let mut mass = 0.0;
+        for &i in links {
+            let m = *self.link_mass.get(i)?;
+            sum += m * (self.link_pose(i) * self.link_com[i]).coords;
+            mass += m;
+        }
+        (mass > 0.0).then(|| Point3::from(sum / mass))
+    }
+
     /// Tail and head points of the first robot (root link origin; far end of the last
     /// link), world frame.
     pub fn ends(&self) -> (Point3<f64>, Point3<f64>) {
