@@ -151,6 +151,7 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
         "heading_change_deg_per_period": r.heading_change_deg,
         "period_s": r.period_s,
         "closest_ir": run.closest_ir,
+        "closest_approach_cm": run.closest_approach_m.map(|d| d * 100.0),
         "modules": run.modules.iter().map(|(n, t, role)| json!({"name": n, "type": t, "role": role})).collect::<Vec<_>>(),
         "faults": faults.iter().map(|f| match f {
             Fault::Cut { at_s, a, b } => json!({"at_s": at_s, "cut": [a, b]}),
@@ -192,6 +193,9 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
             p.speed_m_s * 100.0,
             names.join(", ")
         );
+    }
+    if let Some(d) = run.closest_approach_m {
+        let _ = writeln!(text, "closest approach to a wall or block: {:.1} cm", d * 100.0);
     }
     let _ = writeln!(text, "run folder: {} (summary.json, plot.png)", dir.display());
     emit(text)

@@ -19,6 +19,9 @@ use crate::session::SimSession;
 /// Seconds per hormone tick (H1: the seed's time step is not in seconds; the cube's servo
 /// reaches ±45° within one).
 pub const TICK_S: f64 = 0.25;
+/// IR scans per hormone tick: a module scans every execution cycle, several per time step
+/// (§7, MDL2e's durations), so its ring of 10 readings spans about one hinge move.
+pub const SCANS_PER_TICK: u64 = 8;
 /// IR range, m: a reading of 128 at and beyond it (the seed gives the scale, not the range).
 pub const IR_RANGE_M: f64 = 0.3;
 
@@ -43,6 +46,13 @@ pub fn ir_sensors(robot: &Topology) -> Vec<IrSensor> {
                     UnitQuaternion::from_euler_angles(r, p, y),
                 ),
                 range_m: IR_RANGE_M,
+                // Walls, obstacles and other modules echo; the floor and the module's own
+                // other half do not (record 0029).
+                floor: false,
+                ignore: (0..kind.links.len())
+                    .filter(|&k| k != l)
+                    .map(|k| robot.link_name(i, k))
+                    .collect(),
             });
         }
     }
@@ -60,6 +70,7 @@ pub struct HormoneController {
     ir: Vec<[String; 4]>,
     joints: usize,
     clock: f64,
+    scans: u64,
     ticks: u64,
     half_period: u64,
     closest: f64,
@@ -84,6 +95,7 @@ impl HormoneController {
             ir,
             joints: joints.len(),
             clock: 0.0,
+            scans: 0,
             ticks: 0,
             half_period: settings.half_period,
             closest: 128.0,
@@ -117,7 +129,11 @@ impl Controller for HormoneController {
 
     fn step(&mut self, dt: f64, obs: &Observation<'_>, out: &mut [JointTarget]) {
         self.clock += dt;
-        while (self.ticks + 1) as f64 * TICK_S <= self.clock + 1e-9 {
+        // Scans between ticks: SCANS_PER_TICK a tick, so the ring of 10 spans about one
+        // hinge move (record 0029).
+        let scan_s = TICK_S / SCANS_PER_TICK as f64;
+        while (self.scans + 1) as f64 * scan_s <= self.clock + 1e-9 {
+            self.scans += 1;
             for (i, names) in self.ir.iter().enumerate() {
                 let read = |n: &String| obs.sensors.get(n).and_then(|v| v.first().copied()).unwrap_or(128.0);
                 let r = [read(&names[0]), read(&names[1]), read(&names[2]), read(&names[3])];
@@ -129,10 +145,12 @@ impl Controller for HormoneController {
                         }
                     }
                 }
-                self.bus.set_ir(i, r);
+                self.bus.sense(i, r);
             }
-            self.bus.step();
-            self.ticks += 1;
+            if self.scans % SCANS_PER_TICK == 0 {
+                self.bus.step();
+                self.ticks += 1;
+            }
         }
         for o in out.iter_mut() {
             *o = JointTarget::Position(0.0);
@@ -248,6 +266,9 @@ pub struct OrganismRun {
     pub closest_ir: f64,
     /// With faults: the parts after the last one (each part's modules and its speed).
     pub parts: Vec<PartRun>,
+    /// The organism's closest approach to a wall or block over the whole run, m (0:
+    /// touching); None in a world without any.
+    pub closest_approach_m: Option<f64>,
 }
 
 /// The faults checked against the robot and the run: each names existing modules (a cut
@@ -367,6 +388,7 @@ pub fn run_organism(
     let events = check_faults(robot, faults, seconds, period)?;
     let mut session = SimSession::new(robot.clone(), world, options.settings(world), 0)?;
     session.sim.set_ir_sensors(ir_sensors(robot))?;
+    session.sim.watch_clearance();
     let mut controller = HormoneController::new(robot, HormoneSettings::default())?;
     let periods = |t: f64| (t / period).round() as usize;
     let first_end = events.first().map(|(t, _)| *t).unwrap_or(seconds);
@@ -478,6 +500,7 @@ pub fn run_organism(
         modules,
         closest_ir,
         parts,
+        closest_approach_m: session.sim.closest_approach(),
     })
 }
 

@@ -89,6 +89,7 @@ pub fn run_controller(
             sensors: &sensors,
         };
         control.tick(sim, controller, &obs)?;
+        sim.observe_clearance();
         rec.record(sim, control.values());
         // The sample just recorded holds the joint angles the controller sees next.
         if let Some(s) = rec.samples.last() {

@@ -25,6 +25,11 @@ pub struct IrSensor {
     pub pose: Isometry3<f64>,
     /// Range, m: a reading of 128 at and beyond it.
     pub range_m: f64,
+    /// Whether the floor returns an echo (false: only walls, obstacles and bodies do).
+    pub floor: bool,
+    /// Links the beam passes through besides its own (the rest of its module: a cube's
+    /// other half swings across the side sensors' origins).
+    pub ignore: Vec<String>,
 }
 
 impl Simulator {
@@ -65,7 +70,12 @@ impl Simulator {
         max: f64,
         skip_body: Option<usize>,
     ) -> Option<f64> {
-        let mut best = if dir.z < -1e-12 && origin.z >= 0.0 {
+        self.ray(origin, dir, max, skip_body.as_slice(), true)
+    }
+
+    /// [`Simulator::ray_distance`], the floor counted or not.
+    fn ray(&self, origin: Point3<f64>, dir: Vector3<f64>, max: f64, skip: &[usize], floor: bool) -> Option<f64> {
+        let mut best = if floor && dir.z < -1e-12 && origin.z >= 0.0 {
             Some(-origin.z / dir.z).filter(|t| *t <= max)
         } else {
             None
@@ -83,13 +93,51 @@ impl Simulator {
             consider(shape.cast_ray(&to_pose(pose), &ray, max as f32, true));
         }
         for (body, _, shape, local) in &self.ray_colliders {
-            if Some(*body) == skip_body {
+            if skip.contains(body) {
                 continue;
             }
             let pose = self.body_pose(*body) * local;
             consider(shape.cast_ray(&to_pose(&pose), &ray, max as f32, true));
         }
         best
+    }
+
+    /// The smallest distance between the robots' collision shapes and the world's boxes, m
+    /// (0 when touching); None in a world without boxes.
+    pub fn obstacle_clearance(&self) -> Option<f64> {
+        let mut best: Option<f64> = None;
+        for (shape, pose) in &self.ray_obstacles {
+            let at = to_pose(pose);
+            for (body, _, s, local) in &self.ray_colliders {
+                let p = to_pose(&(self.body_pose(*body) * local));
+                if let Ok(d) = rapier3d::parry::query::distance(&at, shape.as_ref(), &p, s.as_ref()) {
+                    let d = f64::from(d.distance);
+                    best = Some(best.map_or(d, |b| b.min(d)));
+                }
+            }
+        }
+        best
+    }
+
+    /// Starts following the robots' closest approach to the world's boxes, once per control
+    /// tick of the runs that follow ([`Simulator::closest_approach`]).
+    pub fn watch_clearance(&mut self) {
+        self.clearance = Some(f64::INFINITY);
+    }
+
+    /// The closest approach to a box since [`Simulator::watch_clearance`], m; None if not
+    /// watching or the world has no boxes.
+    pub fn closest_approach(&self) -> Option<f64> {
+        self.clearance.filter(|c| c.is_finite())
+    }
+
+    /// Takes the clearance now into the closest approach, if watching.
+    pub(crate) fn observe_clearance(&mut self) {
+        if let Some(c) = self.clearance
+            && let Some(now) = self.obstacle_clearance()
+        {
+            self.clearance = Some(c.min(now));
+        }
     }
 
     /// Every sensor's reading by name: the force sensors' and the range sensors' (what a
@@ -110,9 +158,14 @@ impl Simulator {
                 let frame = self.body_pose(body) * off * s.pose;
                 let origin = frame * Point3::origin();
                 let dir = frame.rotation * Vector3::x();
-                let d = self
-                    .ray_distance(origin, dir, s.range_m, Some(body))
-                    .unwrap_or(s.range_m);
+                let mut skip = vec![body];
+                skip.extend(
+                    s.ignore
+                        .iter()
+                        .filter_map(|n| self.link_index(n))
+                        .map(|k| self.link_body[k].0),
+                );
+                let d = self.ray(origin, dir, s.range_m, &skip, s.floor).unwrap_or(s.range_m);
                 Some((s.name.clone(), vec![IR_FULL_SCALE * (d / s.range_m).clamp(0.0, 1.0)]))
             })
             .collect()
@@ -169,6 +222,8 @@ mod tests {
             link: link.clone(),
             pose: Isometry3::translation(0.036, 0.0, 0.0),
             range_m: 4.0,
+            floor: true,
+            ignore: Vec::new(),
         }])
         .unwrap_or_else(|e| panic!("{e}"));
         let r = s.ir_readings()["ahead"][0];
@@ -176,6 +231,19 @@ mod tests {
         let (_, head) = s.ends();
         let want = 128.0 * (1.9 - head.x) / 4.0;
         assert!((r - want).abs() < 0.5, "{r} vs {want}");
+        // Tilted 30° down, it sees the floor, unless the floor returns no echo.
+        let down = Isometry3::from_parts(
+            nalgebra::Translation3::new(0.036, 0.0, 0.0),
+            nalgebra::UnitQuaternion::from_axis_angle(&Vector3::y_axis(), 30f64.to_radians()),
+        );
+        let mut tilted = s.ir[0].clone();
+        tilted.pose = down;
+        s.set_ir_sensors(vec![tilted.clone()]).unwrap_or_else(|e| panic!("{e}"));
+        let floor = s.ir_readings()["ahead"][0];
+        assert!(floor < 128.0 * 0.2 / 4.0, "{floor}");
+        tilted.floor = false;
+        s.set_ir_sensors(vec![tilted]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.ir_readings()["ahead"][0], 128.0);
         for (sensor, says) in [
             (
                 IrSensor {

@@ -311,6 +311,8 @@ pub struct Simulator {
     pub(crate) ray_colliders: Vec<RayCollider>,
     /// IR range sensors (record 0029).
     pub(crate) ir: Vec<crate::sensors::IrSensor>,
+    /// The closest approach to the world's boxes so far, when watched.
+    pub(crate) clearance: Option<f64>,
     /// The robots as given and the layout in force: what a run-time regrouping rebuilds
     /// from (record 0030).
     pub(crate) sim_robots: Vec<SimRobot>,
@@ -513,6 +515,7 @@ impl Simulator {
             ray_obstacles,
             ray_colliders,
             ir: Vec::new(),
+            clearance: None,
             world,
             settings,
             body_names,

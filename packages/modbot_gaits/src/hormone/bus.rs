@@ -17,6 +17,8 @@ pub struct Bus {
     tick: u64,
     /// Each module's IR readings (B, F, R, L), fed to it every tick.
     ir: Vec<[f64; 4]>,
+    /// Modules that scan between ticks ([`Bus::sense`]).
+    sensed_outside: Vec<bool>,
 }
 
 impl Bus {
@@ -28,6 +30,19 @@ impl Bus {
             pending: Vec::new(),
             tick: 0,
             ir: vec![[crate::hormone::sensing::IR_CLEAR; 4]; n],
+            sensed_outside: vec![false; n],
+        }
+    }
+
+    /// Module `i` scans its IR sensors now (B, F, R, L; 128 clear, 0 touching), between
+    /// ticks: from the first such scan on, the bus's ticks no longer scan for it (a module
+    /// scans several times per tick, record 0029).
+    pub fn sense(&mut self, i: usize, readings: [f64; 4]) {
+        if let Some(Some(m)) = self.modules.get_mut(i) {
+            m.sense(&readings);
+        }
+        if let Some(s) = self.sensed_outside.get_mut(i) {
+            *s = true;
         }
     }
 
@@ -167,7 +182,9 @@ impl Bus {
         for (i, inbox) in inboxes.iter().enumerate() {
             let out = match self.modules[i].as_mut() {
                 Some(m) => {
-                    m.sense(&self.ir[i]);
+                    if !self.sensed_outside[i] {
+                        m.sense(&self.ir[i]);
+                    }
                     m.step(inbox)
                 }
                 None => continue,

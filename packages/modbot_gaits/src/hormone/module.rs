@@ -10,7 +10,8 @@ use crate::hormone::topology::{Hop, MapNode, Side, Status, TopologyMap};
 pub enum HormoneKind {
     /// The sender's hinge angle (deg), and in the scorpion a time step.
     Locomotion,
-    /// An obstacle seen on a side of the detector (data: [`ObstacleSide`] code).
+    /// An obstacle seen on a side of the detector (data: [`ObstacleSide`] code, then the
+    /// detector's direction of travel, ±1, when it has one).
     Obstacle,
     /// New direction: 1 forward, −1 reverse, 0 stop.
     DirectionChange,
@@ -390,6 +391,13 @@ impl HormoneModule {
                 f.data.first()
             ));
         }
+        if f.kind == FrameKind::Hormone(HormoneKind::Obstacle) && f.data.get(1).is_some_and(|d| *d != 1.0 && *d != -1.0)
+        {
+            return Err(format!(
+                "obstacle hormone with direction {:?} (1 forward, -1 reverse)",
+                f.data.get(1)
+            ));
+        }
         Ok(())
     }
 
@@ -508,7 +516,10 @@ impl HormoneModule {
                     && self.alarm_due()
                 {
                     self.last_alarm = Some(self.tick);
-                    self.emit(HormoneKind::Obstacle, 0, vec![f64::from(s as u8)], None, out);
+                    // With the direction it was going: a report sent before a reversal reached
+                    // it is stale by the time it reaches the initiator (record 0029, stale reports).
+                    let data = vec![f64::from(s as u8), f64::from(self.direction)];
+                    self.emit(HormoneKind::Obstacle, 0, data, None, out);
                 }
             }
             // Forward, the V centre stops the arm on the far side of an obstacle and restarts
@@ -712,10 +723,14 @@ impl HormoneModule {
                     (Role::Pitched, Some(ObstacleSide::Left)) => self.pulse(-self.settings.angle_deg),
                     // Reversing, the V centre reads only the side a report came in on (§7.2).
                     (Role::VCentre, _) if self.direction == -1 => self.v_report(arrival, out),
-                    // Reaching the initiator, it reverses the caterpillar.
+                    // Reaching the initiator, it reverses the caterpillar, unless the report was
+                    // about the way it went before an earlier reversal (record 0029).
                     _ if self.initiator() => {
-                        let frames = self.reverse();
-                        out.extend(frames);
+                        let stale = f.data.get(1).is_some_and(|d| *d != f64::from(self.direction));
+                        if !stale {
+                            let frames = self.reverse();
+                            out.extend(frames);
+                        }
                     }
                     _ => self.emit(kind, next, f.data.clone(), Some(arrival), out),
                 }
