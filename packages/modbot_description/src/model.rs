@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use nalgebra::{Isometry3, Translation3, Unit, UnitQuaternion, Vector3};
+use nalgebra::{Isometry3, Matrix3, Translation3, Unit, UnitQuaternion, Vector3};
 
 use crate::error::{DescriptionError, Result};
 
@@ -76,6 +76,18 @@ pub struct Link {
     pub collisions: Vec<(Isometry3<f64>, Shape)>,
     /// Visual shapes with their poses in the link frame.
     pub visuals: Vec<(Isometry3<f64>, Shape)>,
+}
+
+impl Link {
+    /// With the link's frame at `pose` (in some frame F): its centre of mass and its inertia
+    /// tensor about that centre, both in F's axes.
+    pub fn mass_properties_at(&self, pose: &Isometry3<f64>) -> (Vector3<f64>, Matrix3<f64>) {
+        let frame = pose * self.inertial_origin;
+        let i = self.inertia;
+        let local = Matrix3::new(i[0], i[1], i[2], i[1], i[3], i[4], i[2], i[4], i[5]);
+        let r = frame.rotation.to_rotation_matrix();
+        (frame.translation.vector, r * local * r.transpose())
+    }
 }
 
 /// A joint.

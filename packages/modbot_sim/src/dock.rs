@@ -7,11 +7,11 @@
 //! angular momentum (an inelastic impact). On the native engine only: the rapier cross-check
 //! builds its multibodies from zero joint angles and has no way here to start them mid-run.
 
-use nalgebra::{Isometry3, Matrix3, UnitQuaternion, Vector3, Vector6};
+use nalgebra::{Isometry3, UnitQuaternion, Vector3, Vector6};
 
 use crate::error::{Result, SimError};
 use crate::layout::Weld;
-use crate::world::{Engine, Simulator, World, body_tables, layout_loop_error};
+use crate::world::{Simulator, World, body_tables, layout_loop_error};
 
 /// A port of a robot: a frame on one of its links with x pointing out of the module, the
 /// catalog's convention. Two joined ports face each other: frame_b = frame_a · R_x(roll) ·
@@ -266,12 +266,12 @@ impl Simulator {
         cut: std::collections::BTreeSet<(usize, usize)>,
         docks: Vec<DockRecord>,
     ) -> Result<()> {
-        if self.engine() != Engine::Native {
+        let World::Native(old) = &self.world else {
             return Err(Simulator::dock_error(
                 name,
                 "joining and splitting at run time needs the native engine (record 0030)",
             ));
-        }
+        };
         let poses = self.link_poses();
         let welds: Vec<Weld> = docks.iter().map(|d| d.weld.clone()).collect();
         let robots: Vec<&crate::SimRobot> = self.sim_robots.iter().collect();
@@ -283,9 +283,6 @@ impl Simulator {
             return Err(Simulator::dock_error(name, layout_loop_error(&layout).to_string()));
         }
         // Each link's spatial momentum [L₀; P] in the old motion, summed per new body.
-        let World::Native(old) = &self.world else {
-            return Err(Simulator::dock_error(name, "native engine expected"));
-        };
         let mut momentum = vec![Vector6::zeros(); layout.bodies.len()];
         let mut offset = 0;
         for r in &self.sim_robots {
@@ -297,12 +294,7 @@ impl Simulator {
                 }
                 let v = old.spatial_velocity(self.link_body[l].0);
                 let (w, v0) = (v.fixed_rows::<3>(0).into_owned(), v.fixed_rows::<3>(3).into_owned());
-                let frame = poses[l] * link.inertial_origin;
-                let c = frame.translation.vector;
-                let i = link.inertia;
-                let local = Matrix3::new(i[0], i[1], i[2], i[1], i[3], i[4], i[2], i[4], i[5]);
-                let rot = frame.rotation.to_rotation_matrix();
-                let ic = rot * local * rot.transpose();
+                let (c, ic) = link.mass_properties_at(&poses[l]);
                 let p = link.mass * (v0 + w.cross(&c));
                 let l0 = ic * w + c.cross(&p);
                 momentum[layout.link_body[l].0] += Vector6::new(l0.x, l0.y, l0.z, p.x, p.y, p.z);
@@ -340,7 +332,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use modbot_core::{ModuleCatalog, Scenario, Topology};
-    use nalgebra::{Isometry3, Matrix3, Vector3};
+    use nalgebra::{Isometry3, Vector3};
 
     use super::{DockTolerance, Port};
     use crate::{SimError, SimRobot, SimSettings, Simulator, StartPose};
@@ -374,13 +366,8 @@ mod tests {
         let (mut p, mut l, mut e) = (Vector3::zeros(), Vector3::zeros(), 0.0);
         let links = sim.sim_robots.iter().flat_map(|r| r.model.links.iter());
         for ((link, pose), tw) in links.zip(&poses).zip(&twists) {
-            let frame = pose * link.inertial_origin;
-            let c = frame.translation.vector;
+            let (c, ic) = link.mass_properties_at(pose);
             let v = tw.linear + tw.angular.cross(&(c - pose.translation.vector));
-            let i = link.inertia;
-            let local = Matrix3::new(i[0], i[1], i[2], i[1], i[3], i[4], i[2], i[4], i[5]);
-            let rot = frame.rotation.to_rotation_matrix();
-            let ic = rot * local * rot.transpose();
             p += link.mass * v;
             l += ic * tw.angular + c.cross(&(link.mass * v));
             e += 0.5 * link.mass * v.norm_squared() + 0.5 * tw.angular.dot(&(ic * tw.angular));

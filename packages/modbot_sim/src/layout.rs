@@ -206,13 +206,10 @@ fn body_of(parts: &[Part<'_>], pose: Isometry3<f64>, robot: usize) -> Result<Bod
     for p in parts {
         let link = &p.robot.model.links[p.link];
         if link.mass > 0.0 {
-            let frame = p.off * link.inertial_origin;
-            let i = link.inertia;
-            let local = Matrix3::new(i[0], i[1], i[2], i[1], i[3], i[4], i[2], i[4], i[5]);
-            let r = frame.rotation.to_rotation_matrix();
-            masses.push((link.mass, frame.translation.vector, r * local * r.transpose()));
+            let (c, i) = link.mass_properties_at(&p.off);
+            masses.push((link.mass, c, i));
             mass += link.mass;
-            com += link.mass * frame.translation.vector;
+            com += link.mass * c;
         }
     }
     if mass <= 0.0 {
@@ -257,29 +254,34 @@ fn body_of(parts: &[Part<'_>], pose: Isometry3<f64>, robot: usize) -> Result<Bod
     })
 }
 
-/// The driven joint `index` (command order) of a robot between two bodies, the joint's
-/// parent link at `parent_off` in body `parent`, its child link at `child_off` in `child`.
-fn joint_spec(
-    robot: &SimRobot,
-    index: usize,
-    (parent, parent_off): (usize, Isometry3<f64>),
-    (child, child_off): (usize, Isometry3<f64>),
-) -> Result<JointSpec> {
-    let model = &robot.model;
+/// The movable joint that servo `index` (command order) of a robot drives.
+fn servo_joint(robot: &SimRobot, index: usize) -> Result<&modbot_description::model::Joint> {
     let name = &robot.joint_names[index];
-    let j = model
+    robot
+        .model
         .joints
         .iter()
         .find(|j| &j.name == name && j.kind != JointKind::Fixed)
         .ok_or_else(|| SimError::Robot {
-            robot: model.name.clone(),
+            robot: robot.model.name.clone(),
             what: format!("servo `{name}` drives no movable joint"),
-        })?;
+        })
+}
+
+/// Servo `index`'s joint `j` between two bodies, its parent link at `parent_off` in body
+/// `parent`, its child link at `child_off` in `child`.
+fn joint_spec(
+    robot: &SimRobot,
+    index: usize,
+    j: &modbot_description::model::Joint,
+    (parent, parent_off): (usize, Isometry3<f64>),
+    (child, child_off): (usize, Isometry3<f64>),
+) -> JointSpec {
     let (lower, upper) = match j.limits {
         Some(l) if j.kind == JointKind::Revolute => (l.lower, l.upper),
         _ => (f64::NEG_INFINITY, f64::INFINITY),
     };
-    Ok(JointSpec {
+    JointSpec {
         parent,
         child,
         frame1: parent_off * j.origin * axis_frame(j),
@@ -287,7 +289,7 @@ fn joint_spec(
         drive: robot.drives[index],
         lower,
         upper,
-    })
+    }
 }
 
 /// Whether two placed shapes overlap.
@@ -461,16 +463,8 @@ impl Layout {
         // Driven joints in command order.
         let joints = (0..robot.joint_names.len())
             .map(|index| {
-                let name = &robot.joint_names[index];
-                let j = model
-                    .joints
-                    .iter()
-                    .find(|j| &j.name == name && j.kind != JointKind::Fixed);
-                let place = |l: usize| link_body[l];
-                match j {
-                    Some(j) => joint_spec(robot, index, place(j.parent), place(j.child)),
-                    None => Err(bad(format!("servo `{name}` drives no movable joint"))),
-                }
+                let j = servo_joint(robot, index)?;
+                Ok(joint_spec(robot, index, j, link_body[j.parent], link_body[j.child]))
             })
             .collect::<Result<Vec<_>>>()?;
         if let Some(j) = model
@@ -555,24 +549,16 @@ impl Layout {
         let mut joints = Vec::with_capacity(self.joints.len());
         for (robot, span) in robots.iter().zip(&self.robots) {
             for index in 0..robot.joint_names.len() {
-                let name = &robot.joint_names[index];
-                let Some(j) = robot
-                    .model
-                    .joints
-                    .iter()
-                    .find(|j| &j.name == name && j.kind != JointKind::Fixed)
-                else {
-                    continue;
-                };
+                let j = servo_joint(robot, index)?;
                 let parent = link_body[span.links.start + j.parent];
                 let child = link_body[span.links.start + j.child];
                 if parent.0 == child.0 {
                     return Err(SimError::Robot {
                         robot: robot.model.name.clone(),
-                        what: format!("joint `{name}` would join a body to itself (a rigid loop)"),
+                        what: format!("joint `{}` would join a body to itself (a rigid loop)", j.name),
                     });
                 }
-                joints.push(joint_spec(robot, index, parent, child)?);
+                joints.push(joint_spec(robot, index, j, parent, child));
             }
         }
         Ok(Layout {

@@ -388,10 +388,11 @@ impl World {
     }
 }
 
-/// Per body of a layout: its name (robot-qualified with several robots) and centre of mass;
-/// and what a ray can hit of it (body, link, shape, pose in the body).
+/// What a ray can hit of a body: (body, link, shape, pose in the body).
 pub(crate) type RayCollider = (usize, usize, rapier3d::parry::shape::SharedShape, Isometry3<f64>);
 
+/// Per body of a layout: its name (robot-qualified with several robots), its centre of mass,
+/// and its ray colliders.
 pub(crate) fn body_tables(layout: &Layout, several: bool) -> (Vec<String>, Vec<Point3<f64>>, Vec<RayCollider>) {
     let names = layout
         .bodies
