@@ -141,6 +141,12 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
         .map(std::path::Path::to_path_buf)
         .unwrap_or_else(|| std::path::PathBuf::from(format!("runs/organism_{}", robot.name)));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let rows = |modules: &[(String, u16, String)]| -> Vec<serde_json::Value> {
+        modules
+            .iter()
+            .map(|(n, t, role)| json!({"name": n, "type": t, "role": role}))
+            .collect()
+    };
     let summary = json!({
         "organism": robot.name,
         "world": world.name,
@@ -152,13 +158,13 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
         "period_s": r.period_s,
         "closest_ir": run.closest_ir,
         "closest_approach_cm": run.closest_approach_m.map(|d| d * 100.0),
-        "modules": run.modules.iter().map(|(n, t, role)| json!({"name": n, "type": t, "role": role})).collect::<Vec<_>>(),
+        "modules": rows(&run.modules),
         "faults": faults.iter().map(|f| match f {
             Fault::Cut { at_s, a, b } => json!({"at_s": at_s, "cut": [a, b]}),
             Fault::Remove { at_s, module } => json!({"at_s": at_s, "remove": module}),
         }).collect::<Vec<_>>(),
         "parts": run.parts.iter().map(|p| json!({
-            "modules": p.modules.iter().map(|(n, t, role)| json!({"name": n, "type": t, "role": role})).collect::<Vec<_>>(),
+            "modules": rows(&p.modules),
             "distance_cm": p.distance_m * 100.0,
             "speed_cm_s": p.speed_m_s * 100.0,
             "measured_s": p.measured_s,

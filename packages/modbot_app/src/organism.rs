@@ -71,7 +71,6 @@ pub struct HormoneController {
     joints: usize,
     clock: f64,
     scans: u64,
-    ticks: u64,
     half_period: u64,
     closest: f64,
 }
@@ -96,7 +95,6 @@ impl HormoneController {
             joints: joints.len(),
             clock: 0.0,
             scans: 0,
-            ticks: 0,
             half_period: settings.half_period,
             closest: 128.0,
         })
@@ -149,7 +147,6 @@ impl Controller for HormoneController {
             }
             if self.scans % SCANS_PER_TICK == 0 {
                 self.bus.step();
-                self.ticks += 1;
             }
         }
         for o in out.iter_mut() {
@@ -167,7 +164,7 @@ impl Controller for HormoneController {
     }
 
     fn completed_cycles(&self) -> usize {
-        (self.ticks / (2 * self.half_period)) as usize
+        (self.bus.tick() / (2 * self.half_period)) as usize
     }
 }
 
