@@ -11,8 +11,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use modbot_app::search::{
-    Checkpoint, CmaesSettings, GaSettings, Gene, Hooks, Method, Objective, Problem, SearchSettings, default_genes,
-    lookup_spec, minimal_robots, run_search,
+    Checkpoint, CmaesSettings, GaSettings, Gene, Hooks, Method, Objective, Problem, Requirement, SearchSettings,
+    default_genes, lookup_spec, minimal_configuration, minimal_robots, run_search,
 };
 use modbot_app::{EvalOptions, load_maze, load_robot, load_world_for};
 use modbot_core::Topology;
@@ -76,12 +76,17 @@ pub struct SearchArgs {
     #[arg(long, default_value = "native")]
     pub engine: Engine,
     /// Minimal-configuration search: chains of this family (`pp` or `py`; py:3 is the PYP)
-    /// from 2 modules up, until the best objective reaches --target.
+    /// from 2 modules up, until one performs every gait asked (--objective with --target,
+    /// and each --require): the thesis's "first configuration able to execute various gaits".
     #[arg(long, value_name = "FAMILY")]
     pub minimal: Option<String>,
-    /// The objective the minimal-configuration search must reach.
+    /// The value of --objective the minimal-configuration search must reach.
     #[arg(long)]
     pub target: Option<f64>,
+    /// A further gait the minimal configuration must perform, OBJECTIVE>=VALUE (repeatable),
+    /// e.g. `--require 'abs(roll)>=180'`.
+    #[arg(long, value_name = "OBJECTIVE>=VALUE")]
+    pub require: Vec<Requirement>,
     /// Most modules the minimal-configuration search tries.
     #[arg(long, default_value_t = 8)]
     pub max_modules: usize,
@@ -423,6 +428,22 @@ fn describe(cp: &Checkpoint, problem_genes: &[String]) -> String {
     }
 }
 
+/// A folder name for an objective: `abs(heading)` → `abs_heading`.
+fn objective_slug(objective: &Objective) -> String {
+    let text: String = objective
+        .to_string()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    text.trim_matches('_').to_string()
+}
+
 fn gene_keys(cp: &Checkpoint) -> Vec<String> {
     cp.problem["genes"]
         .as_array()
@@ -459,6 +480,9 @@ pub fn run(args: &SearchArgs) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("runs/search_{}_{}", slug(&args.robot), slug(&args.gait))));
+    if args.minimal.is_none() && !args.require.is_empty() {
+        return Err(BadInput("--require belongs to a minimal-configuration search (--minimal FAMILY)".into()).into());
+    }
     match (&args.minimal, args.target) {
         (None, None) => {
             let cp = search_one(args, &args.robot, &library, &settings, &objective, rules, &dir)?;
@@ -473,43 +497,77 @@ pub fn run(args: &SearchArgs) -> Result<()> {
                 dir.display()
             ))
         }
-        (Some(family), Some(target)) => {
-            if !target.is_finite() {
-                return Err(BadInput("--target must be finite".into()).into());
-            }
-            let robots = minimal_robots(family, 2, args.max_modules)?;
-            let mut rows = Vec::new();
-            let mut found = None;
-            for r in &robots {
-                let sub = dir.join(slug(r));
-                let cp = search_one(args, r, &library, &settings, &objective, rules, &sub)?;
-                let best = cp.best().and_then(|b| b.fitness);
-                emit(format!("{r:<6} {}\n", describe(&cp, &gene_keys(&cp))))?;
-                rows.push(json!({"robot": r, "best": best, "folder": sub}));
-                if best.is_some_and(|b| b >= target) {
-                    found = Some(r.clone());
-                    break;
+        (Some(family), target) if target.is_some() || !args.require.is_empty() => {
+            let mut requirements = Vec::new();
+            if let Some(target) = target {
+                if !target.is_finite() {
+                    return Err(BadInput("--target must be finite".into()).into());
                 }
+                if objective.is_maze() {
+                    return Err(BadInput(
+                        "--minimal: the maze objective is a fitness, not a gait; search it without --minimal".into(),
+                    )
+                    .into());
+                }
+                requirements.push(Requirement {
+                    objective: objective.clone(),
+                    target,
+                });
             }
+            requirements.extend(args.require.iter().cloned());
+            let robots = minimal_robots(family, 2, args.max_modules)?;
+            // One folder per robot, one sub-folder per gait searched on it.
+            let folder = |robot: &str, req: &Requirement| dir.join(slug(robot)).join(objective_slug(&req.objective));
+            let (found, tries) = minimal_configuration::<anyhow::Error>(&robots, &requirements, &mut |robot, req| {
+                let sub = folder(robot, req);
+                let cp = search_one(args, robot, &library, &settings, &req.objective, rules, &sub)?;
+                emit(format!("{robot:<6} {req}: {}\n", describe(&cp, &gene_keys(&cp))))?;
+                Ok(cp.best().and_then(|b| b.fitness))
+            })?;
+            let rows: Vec<_> = tries
+                .iter()
+                .map(|t| {
+                    let req = &requirements[t.requirement];
+                    json!({
+                        "robot": t.robot,
+                        "requirement": req.to_string(),
+                        "best": t.best,
+                        "met": t.met,
+                        "folder": folder(&t.robot, req),
+                    })
+                })
+                .collect();
             let summary = json!({
                 "family": family,
-                "objective": objective.to_string(),
-                "target": target,
+                "requirements": requirements.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
                 "minimal": found,
                 "tried": rows,
             });
             std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
             std::fs::write(dir.join("minimal.json"), serde_json::to_string_pretty(&summary)? + "\n")
                 .context("writing minimal.json")?;
+            let asked = requirements
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
             let verdict = match found {
-                Some(r) => format!("minimal configuration: {r} (objective ≥ {target})"),
-                None => format!("no chain of 2 to {} modules reaches {target}", args.max_modules),
+                Some(r) => format!("minimal configuration: {r} ({asked})"),
+                None => format!("no chain of 2 to {} modules performs {asked}", args.max_modules),
             };
             emit(format!(
-                "{verdict}\noutput: {} (minimal.json, one folder per robot)\n",
+                "{verdict}\noutput: {} (minimal.json, one folder per robot and gait)\n",
                 dir.display()
             ))
         }
-        _ => Err(BadInput("--minimal FAMILY and --target VALUE go together".into()).into()),
+        (None, _) => Err(BadInput(
+            "--target and --require belong to a minimal-configuration search (--minimal FAMILY)".into(),
+        )
+        .into()),
+        (Some(_), _) => Err(BadInput(
+            "--minimal FAMILY needs what to reach: --target VALUE (of --objective) or --require OBJECTIVE>=VALUE"
+                .into(),
+        )
+        .into()),
     }
 }

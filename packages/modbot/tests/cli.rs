@@ -920,7 +920,7 @@ fn minimal_configuration_search_tries_chains_upwards() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("no chain of 2 to 3 modules reaches 1000"),
+        stdout(&o).contains("no chain of 2 to 3 modules performs abs(heading)>=1000"),
         "{}",
         stdout(&o)
     );
@@ -934,7 +934,25 @@ fn minimal_configuration_search_tries_chains_upwards() {
         .collect();
     assert_eq!(tried, ["py:2", "pyp"]);
     assert!(doc["minimal"].is_null());
-    assert!(out.join("pyp").join("best.yaml").exists());
+    assert!(out.join("pyp").join("abs_heading").join("best.yaml").exists());
+    // --require without --minimal, a malformed requirement and the maze as a gait are refused.
+    for (args, needle) in [
+        (vec!["search", "--require", "abs(roll)>=180"], "--minimal"),
+        (
+            vec!["search", "--minimal", "py", "--require", "abs(roll)=180"],
+            "OBJECTIVE>=VALUE",
+        ),
+        (
+            vec!["search", "--minimal", "py", "--require", "roll>=x"],
+            "not a number",
+        ),
+        (vec!["search", "--minimal", "py", "--require", "maze>=0"], "not a gait"),
+        (vec!["search", "--minimal", "py"], "--target"),
+    ] {
+        let o = modbot(&args);
+        assert!(!o.status.success(), "{args:?} was accepted");
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    }
 }
 
 /// `modbot organism map`: the scorpion's modules find the seed's types and their roles by

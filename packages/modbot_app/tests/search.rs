@@ -3,7 +3,8 @@
 //! resumed search ends where an uninterrupted one does. Decision record 0028.
 
 use modbot_app::search::{
-    Checkpoint, GaSettings, Hooks, Method, Objective, Problem, SearchSettings, default_genes, run_search,
+    Checkpoint, GaSettings, Hooks, Method, Objective, Problem, Requirement, SearchSettings, default_genes,
+    minimal_configuration, minimal_robots, run_search,
 };
 use modbot_app::{ControllerSpec, EvalOptions, evaluate, load_world};
 use modbot_core::{ModuleCatalog, Topology};
@@ -142,6 +143,46 @@ fn the_pyp_rotation_ga_reaches_30_deg_per_cycle_and_beats_the_preset() {
     // The best never gets worse (the best 90 % survive each generation).
     let bests: Vec<f64> = cp.history.iter().filter_map(|h| h.best).collect();
     assert!(bests.windows(2).all(|w| w[1] >= w[0]));
+}
+
+/// Thesis §6.3.3: the minimal configuration is the first chain, counting modules upwards,
+/// "able to execute various gaits"; §6.4 and §6.10: it is the PYP (M = 3). Rotation alone
+/// does not single it out here (a 2-module PY rotates, record 0028), rolling does: the PY of
+/// two modules cannot roll, the PYP rolls a full turn per cycle. Rotation ≥ 20°/cycle (above
+/// the Minicube-II preset's 12°) and rolling ≥ 180°/cycle, 30 generations, seed 1.
+#[test]
+fn the_minimal_configuration_that_rotates_and_rolls_is_the_pyp() {
+    let requirements: Vec<Requirement> = ["abs(heading)>=20", "abs(roll)>=180"]
+        .iter()
+        .map(|r| r.parse().unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let robots = minimal_robots("py", 2, 4).unwrap_or_else(|e| panic!("{e}"));
+    let (found, tries) = minimal_configuration::<modbot_app::AppError>(&robots, &requirements, &mut |robot, req| {
+        let mut p = pitch_yaw_problem(robot, "step_x");
+        p.objective = req.objective.clone();
+        Ok(search(&p, GaSettings::default(), 30, 1, 2)
+            .best()
+            .and_then(|b| b.fitness))
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("minimal configuration: {found:?}; {tries:?}");
+    assert_eq!(found.as_deref(), Some("pyp"));
+    let summary: Vec<(&str, usize, bool)> = tries.iter().map(|t| (t.robot.as_str(), t.requirement, t.met)).collect();
+    // py:2 rotates but cannot roll; the PYP does both; py:4 is never tried.
+    assert_eq!(
+        summary,
+        [
+            ("py:2", 0, true),
+            ("py:2", 1, false),
+            ("pyp", 0, true),
+            ("pyp", 1, true)
+        ]
+    );
+    assert!(
+        tries[1].best.is_some_and(|b| b.abs() < 5.0),
+        "py:2 rolls {:?}°/cycle",
+        tries[1].best
+    );
 }
 
 /// The same seed gives the same search on 1 and on 2 threads, bit for bit; and a search

@@ -385,3 +385,105 @@ pub fn minimal_robots(family: &str, from: usize, to: usize) -> Result<Vec<String
         })
         .collect())
 }
+
+/// One gait a minimal configuration must perform: an objective and the least value its
+/// search's best must reach. Written `OBJECTIVE>=VALUE` (`abs(heading)>=30`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Requirement {
+    /// What is maximised.
+    pub objective: Objective,
+    /// The least best value that counts as "performs the gait".
+    pub target: f64,
+}
+
+impl std::str::FromStr for Requirement {
+    type Err = AppError;
+
+    fn from_str(s: &str) -> Result<Requirement> {
+        let (objective, target) = s.rsplit_once(">=").ok_or_else(|| {
+            AppError::BadInput(format!(
+                "requirement `{s}`: expected OBJECTIVE>=VALUE, e.g. abs(heading)>=30"
+            ))
+        })?;
+        let objective: Objective = objective.trim().parse()?;
+        if objective.is_maze() {
+            return Err(AppError::BadInput(format!(
+                "requirement `{s}`: the maze objective is a fitness, not a gait; search it without --minimal"
+            )));
+        }
+        let target: f64 = target
+            .trim()
+            .parse()
+            .map_err(|_| AppError::BadInput(format!("requirement `{s}`: `{}` is not a number", target.trim())))?;
+        if !target.is_finite() {
+            return Err(AppError::BadInput(format!(
+                "requirement `{s}`: the value must be finite"
+            )));
+        }
+        Ok(Requirement { objective, target })
+    }
+}
+
+impl std::fmt::Display for Requirement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}>={}", self.objective, self.target)
+    }
+}
+
+/// How a minimal-configuration search runs one search: the best value a robot reaches on a
+/// requirement's objective.
+pub type SearchOne<'a, E> = dyn FnMut(&str, &Requirement) -> std::result::Result<Option<f64>, E> + 'a;
+
+/// One search of a minimal-configuration run: a robot, a requirement and what it reached.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MinimalTry {
+    /// The chain searched.
+    pub robot: String,
+    /// Index of the requirement in the list given.
+    pub requirement: usize,
+    /// The search's best value (None: every candidate was refused).
+    pub best: Option<f64>,
+    /// Whether the best reached the requirement's target.
+    pub met: bool,
+}
+
+/// The thesis's minimal-configuration search (§6.3.3): "start from the configuration of
+/// M = 1 and then go increasing the number of modules … until the first configuration is
+/// reached that is able to execute various gaits". Each robot in turn is searched once per
+/// requirement (`search(robot, requirement)` returns the best value); the first robot that
+/// meets every requirement is the minimal configuration. A robot's remaining requirements
+/// are not searched once one fails. Returns the robot found (if any) and every search made.
+pub fn minimal_configuration<E: From<AppError>>(
+    robots: &[String],
+    requirements: &[Requirement],
+    search: &mut SearchOne<'_, E>,
+) -> std::result::Result<(Option<String>, Vec<MinimalTry>), E> {
+    if requirements.is_empty() {
+        return Err(AppError::BadInput(
+            "a minimal-configuration search needs at least one requirement (--target or --require)".into(),
+        )
+        .into());
+    }
+    let mut tries = Vec::new();
+    for robot in robots {
+        let mut all = true;
+        for (i, req) in requirements.iter().enumerate() {
+            let best = search(robot, req)?;
+            let met = best.is_some_and(|b| b >= req.target);
+            tries.push(MinimalTry {
+                robot: robot.clone(),
+                requirement: i,
+                best,
+                met,
+            });
+            if !met {
+                all = false;
+                break;
+            }
+        }
+        if all {
+            return Ok((Some(robot.clone()), tries));
+        }
+    }
+    Ok((None, tries))
+}
