@@ -231,8 +231,16 @@ fn search_one(
         },
     };
     problem.check()?;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let cp_path = dir.join("checkpoint.json");
+    // A minimal-configuration search resumes the robots it reached and starts the others.
+    if args.resume && args.minimal.is_none() && !cp_path.exists() {
+        return Err(BadInput(format!(
+            "--resume: {} holds no search to continue (no checkpoint.json); leave out --resume to start one",
+            cp_path.display()
+        ))
+        .into());
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let resume = if cp_path.exists() {
         if !args.resume {
             return Err(BadInput(format!(

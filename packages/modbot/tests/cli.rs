@@ -884,6 +884,10 @@ fn search_is_seeded_resumable_and_its_best_runs() {
         (vec!["search", "--gene", "A_v=0:200"], "amplitude_v_deg"),
         (vec!["search", "--population", "1"], "population"),
         (vec!["search", "--minimal", "py"], "--target"),
+        (
+            vec!["search", "--resume", "-o", "/nonexistent/modbot_search"],
+            "holds no search",
+        ),
         (vec!["search", "--minimal", "qq", "--target", "1"], "qq"),
     ] {
         let o = modbot(&args);

@@ -3,8 +3,8 @@
 //! resumed search ends where an uninterrupted one does. Decision record 0028.
 
 use modbot_app::search::{
-    Checkpoint, GaSettings, Hooks, Method, Objective, Problem, Requirement, SearchSettings, default_genes,
-    minimal_configuration, minimal_robots, run_search,
+    Checkpoint, CmaesSettings, GaSettings, Hooks, Method, Objective, Problem, Requirement, SearchSettings,
+    default_genes, minimal_configuration, minimal_robots, run_search,
 };
 use modbot_app::{ControllerSpec, EvalOptions, evaluate, load_world};
 use modbot_core::{ModuleCatalog, Topology};
@@ -185,7 +185,8 @@ fn the_minimal_configuration_that_rotates_and_rolls_is_the_pyp() {
     );
 }
 
-/// The same seed gives the same search on 1 and on 2 threads, bit for bit; and a search
+/// The same seed gives the same search on 1 and on 2 threads, bit for bit, with the GA and
+/// with CMA-ES; and a search
 /// resumed from its checkpoint after 2 generations ends exactly where the uninterrupted one
 /// does.
 #[test]
@@ -195,44 +196,59 @@ fn one_seed_one_search_on_any_thread_count_and_after_a_resume() {
         population: 12,
         ..GaSettings::default()
     };
-    let one = search(&p, ga, 4, 7, 1);
-    let two = search(&p, ga, 4, 7, 2);
     // (Compared as JSON: NaN, for what a run did not measure, is never equal to itself.)
     let json = |c: &Checkpoint| serde_json::to_string(c).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(json(&one), json(&two));
-    assert!(one.evaluations.len() > 12);
-    // Interrupted after generation 2 (the checkpoint saved then), resumed to 4.
-    let mut saved = None;
+    let run = |method: Method,
+               generations: usize,
+               threads: usize,
+               from: Option<Checkpoint>,
+               keep: &mut Option<Checkpoint>| {
+        let settings = SearchSettings {
+            method,
+            generations,
+            seed: 7,
+            threads,
+        };
+        run_search(
+            &p,
+            &settings,
+            from,
+            &mut Hooks {
+                generation: &mut |_, cp| {
+                    *keep = Some(cp.clone());
+                    Ok(())
+                },
+                evaluation: &|| {},
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let cmaes = Method::Cmaes(CmaesSettings {
+        population: Some(8),
+        ..CmaesSettings::default()
+    });
+    let mut one = None;
+    for method in [Method::Ga(ga), cmaes] {
+        let mut saved = None;
+        let single = run(method, 4, 1, None, &mut None);
+        let double = run(method, 4, 2, None, &mut None);
+        assert_eq!(json(&single), json(&double), "{method:?}: 1 and 2 threads differ");
+        assert!(single.evaluations.len() > 8, "{method:?}");
+        // Interrupted after generation 2 (the checkpoint saved then), resumed to 4.
+        let _ = run(method, 2, 2, None, &mut saved);
+        let resumed = run(method, 4, 2, saved.clone(), &mut None);
+        assert_eq!(json(&resumed), json(&single), "{method:?}: the resumed search differs");
+        if one.is_none() {
+            one = Some((single, saved));
+        }
+    }
+    let (_, saved) = one.unwrap_or_else(|| panic!("no GA run"));
     let settings = |generations| SearchSettings {
         method: Method::Ga(ga),
         generations,
         seed: 7,
         threads: 2,
     };
-    let _ = run_search(
-        &p,
-        &settings(2),
-        None,
-        &mut Hooks {
-            generation: &mut |_, cp| {
-                saved = Some(cp.clone());
-                Ok(())
-            },
-            evaluation: &|| {},
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let resumed = run_search(
-        &p,
-        &settings(4),
-        saved.clone(),
-        &mut Hooks {
-            generation: &mut |_, _| Ok(()),
-            evaluation: &|| {},
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(json(&resumed), json(&one));
     // A checkpoint of another search is refused, naming what differs.
     let other = pitch_yaw_problem("pyp", "step_y");
     let e = run_search(

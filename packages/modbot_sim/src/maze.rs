@@ -167,8 +167,10 @@ impl MazeOutcome {
     /// One word for reports.
     pub fn label(&self) -> &'static str {
         match self {
+            // The seed's rule is "not in the maze after 10 s": a robot that went in and
+            // backed out again is stopped the same way.
             MazeOutcome::Goal { .. } => "goal",
-            MazeOutcome::NotEntered { .. } => "not entered",
+            MazeOutcome::NotEntered { .. } => "not in the maze",
             MazeOutcome::TimedOut { .. } => "timed out",
         }
     }
@@ -374,7 +376,7 @@ mod tests {
         assert_eq!(check(&tr, &rules, 9.99, [-0.8, 0.0]), None);
         let stop = check(&tr, &rules, 10.01, [-0.8, 0.0]).unwrap_or_else(|| panic!("no stop"));
         assert_eq!(stop.result(), [1.0, 0.0]);
-        assert_eq!(stop.label(), "not entered");
+        assert_eq!(stop.label(), "not in the maze");
         let mut inside = tr.clone();
         inside.update([3.0, 0.0]);
         assert!(check(&inside, &rules, 39.0, [3.0, 0.0]).is_none());
