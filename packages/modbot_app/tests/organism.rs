@@ -17,8 +17,8 @@ fn speed(text: &str, pitched: bool, no_tail: bool) -> f64 {
     run.report.speed_m_s
 }
 
-/// The seed's straight-line ordering (§9.1): caterpillar > caterpillar with a pitched module
-/// > V > scorpion (slowest), and the scorpion is faster without its tail. Each margin is at
+/// The seed's straight-line ordering (§9.1): caterpillar, then caterpillar with a pitched
+/// module, then V, then scorpion (slowest); and the scorpion is faster without its tail. Each margin is at
 /// least 10 % of the slower speed, so a near tie does not pass.
 #[test]
 fn straight_line_speeds_are_in_the_seeds_order() {

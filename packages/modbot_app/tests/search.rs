@@ -295,7 +295,7 @@ fn a_cpg_searched_on_maze_sls_reaches_the_goal() {
         options: options(),
     };
     let settings = SearchSettings {
-        method: Method::Cmaes(modbot_app::search::CmaesSettings::default()),
+        method: Method::Cmaes(CmaesSettings::default()),
         generations: 12,
         seed: 1,
         threads: 2,
