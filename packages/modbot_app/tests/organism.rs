@@ -5,15 +5,23 @@ use modbot_app::organism::{Fault, OrganismRun, OrganismSpec, run_organism};
 use modbot_app::{EvalOptions, load_world};
 use modbot_core::ModuleCatalog;
 
-fn speed(text: &str, pitched: bool, no_tail: bool) -> f64 {
+/// An organism (`text` with its flags) run on flat ground for `seconds` with `faults`.
+fn run_on_flat(text: &str, pitched: bool, no_tail: bool, seconds: f64, faults: &[Fault]) -> OrganismRun {
     let spec = OrganismSpec::parse(text, pitched, no_tail).unwrap_or_else(|e| panic!("{e}"));
     let robot = spec
         .topology(&ModuleCatalog::builtin())
         .unwrap_or_else(|e| panic!("{e}"));
     let world = load_world(None).unwrap_or_else(|e| panic!("{e}"));
-    let run = run_organism(&robot, &world, 30.0, &[], &EvalOptions::default(), &mut |_, _| {})
-        .unwrap_or_else(|e| panic!("{text}: {e}"));
-    eprintln!("{}: {:?} {:?}", spec.name(), run.report.speed_m_s, run.modules);
+    run_organism(&robot, &world, seconds, faults, &EvalOptions::default(), &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("{}: {e}", spec.name()))
+}
+
+fn speed(text: &str, pitched: bool, no_tail: bool) -> f64 {
+    let run = run_on_flat(text, pitched, no_tail, 30.0, &[]);
+    eprintln!(
+        "{text} {pitched} {no_tail}: {:?} {:?}",
+        run.report.speed_m_s, run.modules
+    );
     run.report.speed_m_s
 }
 
@@ -55,13 +63,7 @@ fn bad_run_lengths_are_refused() {
 }
 
 fn faulted(text: &str, seconds: f64, faults: &[Fault]) -> OrganismRun {
-    let spec = OrganismSpec::parse(text, false, false).unwrap_or_else(|e| panic!("{e}"));
-    let robot = spec
-        .topology(&ModuleCatalog::builtin())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let world = load_world(None).unwrap_or_else(|e| panic!("{e}"));
-    let run = run_organism(&robot, &world, seconds, faults, &EvalOptions::default(), &mut |_, _| {})
-        .unwrap_or_else(|e| panic!("{text}: {e}"));
+    let run = run_on_flat(text, false, false, seconds, faults);
     for p in &run.parts {
         eprintln!("{text}: {:.1} cm {:?}", p.distance_m * 100.0, p.modules);
     }
