@@ -508,19 +508,9 @@ pub fn run(args: &SearchArgs) -> Result<()> {
         (Some(family), target) if target.is_some() || !args.require.is_empty() => {
             let mut requirements = Vec::new();
             if let Some(target) = target {
-                if !target.is_finite() {
-                    return Err(BadInput("--target must be finite".into()).into());
-                }
-                if objective.is_maze() {
-                    return Err(BadInput(
-                        "--minimal: the maze objective is a fitness, not a gait; search it without --minimal".into(),
-                    )
-                    .into());
-                }
-                requirements.push(Requirement {
-                    objective: objective.clone(),
-                    target,
-                });
+                let requirement = Requirement::new(objective.clone(), target)
+                    .map_err(|e| BadInput(format!("--objective/--target: {e}")))?;
+                requirements.push(requirement);
             }
             requirements.extend(args.require.iter().cloned());
             let robots = minimal_robots(family, 2, args.max_modules)?;

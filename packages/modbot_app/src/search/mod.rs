@@ -406,19 +406,24 @@ impl std::str::FromStr for Requirement {
             ))
         })?;
         let objective: Objective = objective.trim().parse()?;
-        if objective.is_maze() {
-            return Err(AppError::BadInput(format!(
-                "requirement `{s}`: the maze objective is a fitness, not a gait; search it without --minimal"
-            )));
-        }
         let target: f64 = target
             .trim()
             .parse()
             .map_err(|_| AppError::BadInput(format!("requirement `{s}`: `{}` is not a number", target.trim())))?;
+        Requirement::new(objective, target).map_err(|e| AppError::BadInput(format!("requirement `{s}`: {e}")))
+    }
+}
+
+impl Requirement {
+    /// A requirement, checked: a gait's objective (not the maze fitness) and a finite target.
+    pub fn new(objective: Objective, target: f64) -> Result<Requirement> {
+        if objective.is_maze() {
+            return Err(AppError::BadInput(
+                "the maze objective is a fitness, not a gait; search it without --minimal".into(),
+            ));
+        }
         if !target.is_finite() {
-            return Err(AppError::BadInput(format!(
-                "requirement `{s}`: the value must be finite"
-            )));
+            return Err(AppError::BadInput(format!("the value {target} must be finite")));
         }
         Ok(Requirement { objective, target })
     }
