@@ -216,16 +216,17 @@ mod tests {
         HormoneSettings::default()
     }
 
+    /// One value per module still on the bus.
+    fn each<T>(bus: &Bus, f: impl Fn(&HormoneModule) -> T) -> Vec<T> {
+        (0..bus.modules.len()).filter_map(|i| bus.module(i).map(&f)).collect()
+    }
+
     fn types(bus: &Bus) -> Vec<u16> {
-        (0..bus.modules.len())
-            .filter_map(|i| bus.module(i).map(|m| m.module_type()))
-            .collect()
+        each(bus, HormoneModule::module_type)
     }
 
     fn roles(bus: &Bus) -> Vec<Role> {
-        (0..bus.modules.len())
-            .filter_map(|i| bus.module(i).map(|m| m.role()))
-            .collect()
+        each(bus, HormoneModule::role)
     }
 
     /// The seed's module types, found by handshakes alone (§4.1).
@@ -499,9 +500,7 @@ mod tests {
     }
 
     fn directions(bus: &Bus) -> Vec<i8> {
-        (0..bus.modules.len())
-            .filter_map(|i| bus.module(i).map(|m| m.direction()))
-            .collect()
+        each(bus, HormoneModule::direction)
     }
 
     /// Reversal (§7.1 (iii)): the initiator flips d and floods DIRECTION_CHANGE; the far
