@@ -66,6 +66,11 @@ pub enum OrganismWhat {
         /// e.g. 20:centre. Repeatable.
         #[arg(long, value_name = "TIME:MODULE")]
         remove: Vec<String>,
+        /// IR thresholds B,F,R,L (readings 0 … 128; a side whose mean of ten readings is
+        /// below sees an obstacle). Default: the caterpillar 110,110,40,40, the V, the
+        /// scorpion and robot files 20 on every side.
+        #[arg(long, value_name = "B,F,R,L")]
+        ir_threshold: Option<String>,
         /// Run folder (default runs/organism_<name>).
         #[arg(long, short, value_name = "DIR")]
         out: Option<std::path::PathBuf>,
@@ -102,6 +107,7 @@ struct RunArgs<'a> {
     world: Option<&'a std::path::Path>,
     seconds: f64,
     faults: Vec<Fault>,
+    ir_threshold: Option<&'a str>,
     out: Option<&'a std::path::Path>,
     quiet: bool,
 }
@@ -112,10 +118,20 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
         world,
         seconds,
         faults,
+        ir_threshold,
         out,
         quiet,
     } = args;
     let robot = load(which)?;
+    let ir_threshold = match ir_threshold {
+        Some(text) => modbot_app::organism::parse_thresholds(text)?,
+        None if is_file(&which.organism) => HormoneSettings::default().ir_threshold,
+        None => OrganismSpec::parse(&which.organism, which.pitched, which.no_tail)?.ir_thresholds(),
+    };
+    let settings = HormoneSettings {
+        ir_threshold,
+        ..HormoneSettings::default()
+    };
     let world = modbot_app::load_world(world)?;
     let options = modbot_app::EvalOptions {
         library: which.config.library()?,
@@ -131,7 +147,7 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let started = std::time::Instant::now();
-    let run = modbot_app::organism::run_organism(&robot, &world, seconds, &faults, &options, &mut |t, _| {
+    let run = modbot_app::organism::run_organism(&robot, &world, seconds, &faults, settings, &options, &mut |t, _| {
         bar.set_position((t * 1000.0) as u64);
         bar.set_message(format!("{t:.1} s"));
     })?;
@@ -215,6 +231,7 @@ pub fn run(args: &OrganismArgs) -> Result<()> {
             seconds,
             cut,
             remove,
+            ir_threshold,
             out,
             quiet,
         } => {
@@ -229,6 +246,7 @@ pub fn run(args: &OrganismArgs) -> Result<()> {
                     world: world.as_deref(),
                     seconds: *seconds,
                     faults,
+                    ir_threshold: ir_threshold.as_deref(),
                     out: out.as_deref(),
                     quiet: *quiet,
                 },

@@ -986,6 +986,18 @@ fn organism_map_prints_types_and_roles() {
         (vec!["organism", "map", "caterpillar:17"], "at most 16"),
         (vec!["organism", "map", pp.to_str().unwrap()], "cube"),
         (vec!["organism", "map", "scorpion", "--level", "0"], "--level"),
+        (
+            vec!["organism", "run", "caterpillar:4", "--ir-threshold", "1,2,3"],
+            "four numbers B,F,R,L",
+        ),
+        (
+            vec!["organism", "run", "caterpillar:4", "--ir-threshold", "1,2,3,200"],
+            "side L: 200",
+        ),
+        (
+            vec!["organism", "run", "caterpillar:4", "--ir-threshold", "nan,2,3,4"],
+            "side B: NaN",
+        ),
     ]);
 }
 

@@ -19,11 +19,40 @@ use crate::session::SimSession;
 /// Seconds per hormone tick (H1: the seed's time step is not in seconds; the cube's servo
 /// reaches ±45° within one).
 pub const TICK_S: f64 = 0.25;
-/// IR scans per hormone tick: a module scans every execution cycle, several per time step
-/// (§7, MDL2e's durations), so its ring of 10 readings spans about one hinge move.
-pub const SCANS_PER_TICK: u64 = 8;
-/// IR range, m: a reading of 128 at and beyond it (the seed gives the scale, not the range).
-pub const IR_RANGE_M: f64 = 0.3;
+/// Execution cycles per hormone tick: several per time step (§7, MDL2e's durations). A
+/// module scans its IR sensors every cycle, so its ring of 10 readings spans about one
+/// hinge move, and passes on every frame but locomotion hormones in the cycle after it
+/// arrived (record 0029).
+pub const CYCLES_PER_TICK: u64 = 8;
+/// IR range, m: a reading of 128 at and beyond it (the seed gives the scale, not the range;
+/// 0.8 m is a common IR ranger's, and a caterpillar needs to see a wall that far to turn
+/// back in time, record 0029).
+pub const IR_RANGE_M: f64 = 0.8;
+
+/// The caterpillar's IR thresholds (B, F, R, L; the seed tunes them per side and organism,
+/// H11): its leading end watches ahead to 0.69 m, which with the 0.8 m sensors leaves it
+/// room to reverse, and to the sides to 0.25 m (record 0029).
+pub const CATERPILLAR_IR_THRESHOLDS: [f64; 4] = [110.0, 110.0, 40.0, 40.0];
+
+/// Parses `--ir-threshold B,F,R,L`: four readings, 0 … 128, below which a side's mean of ten
+/// readings is an obstacle.
+pub fn parse_thresholds(text: &str) -> Result<[f64; 4]> {
+    let bad = |why: &str| AppError::BadInput(format!("--ir-threshold `{text}`: {why}"));
+    let values: Vec<f64> = text
+        .split(',')
+        .map(|v| v.trim().parse::<f64>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| bad("expected four numbers B,F,R,L, e.g. 110,110,40,40"))?;
+    let [b, f, r, l] = values[..] else {
+        return Err(bad("expected four numbers B,F,R,L, e.g. 110,110,40,40"));
+    };
+    for (side, v) in ["B", "F", "R", "L"].into_iter().zip([b, f, r, l]) {
+        if !(v.is_finite() && (0.0..=128.0).contains(&v)) {
+            return Err(bad(&format!("side {side}: {v} is not a reading from 0 to 128")));
+        }
+    }
+    Ok([b, f, r, l])
+}
 
 /// The IR sensor of every module side: `ir/<module>/<side>`, at the port, looking out.
 pub fn ir_sensors(robot: &Topology) -> Vec<IrSensor> {
@@ -78,7 +107,8 @@ pub struct HormoneController {
 impl HormoneController {
     /// The controller of `robot` (a robot of `cube` modules).
     pub fn new(robot: &Topology, settings: HormoneSettings) -> Result<HormoneController> {
-        let bus = bus_of(robot, settings)?;
+        let mut bus = bus_of(robot, settings)?;
+        bus.set_cycles_per_tick(CYCLES_PER_TICK);
         let joints = robot.joints();
         let hinge = (0..robot.len())
             .map(|i| joints.iter().position(|j| j.module == i))
@@ -127,9 +157,8 @@ impl Controller for HormoneController {
 
     fn step(&mut self, dt: f64, obs: &Observation<'_>, out: &mut [JointTarget]) {
         self.clock += dt;
-        // Scans between ticks: SCANS_PER_TICK a tick, so the ring of 10 spans about one
-        // hinge move (record 0029).
-        let scan_s = TICK_S / SCANS_PER_TICK as f64;
+        // CYCLES_PER_TICK execution cycles a tick, each with a scan (record 0029).
+        let scan_s = TICK_S / CYCLES_PER_TICK as f64;
         while (self.scans + 1) as f64 * scan_s <= self.clock + 1e-9 {
             self.scans += 1;
             for (i, names) in self.ir.iter().enumerate() {
@@ -145,9 +174,7 @@ impl Controller for HormoneController {
                 }
                 self.bus.sense(i, r);
             }
-            if self.scans % SCANS_PER_TICK == 0 {
-                self.bus.step();
-            }
+            self.bus.cycle();
         }
         for o in out.iter_mut() {
             *o = JointTarget::Position(0.0);
@@ -372,10 +399,11 @@ pub fn run_organism(
     world: &Scenario,
     seconds: f64,
     faults: &[Fault],
+    settings: HormoneSettings,
     options: &EvalOptions,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<OrganismRun> {
-    let period = 2.0 * HormoneSettings::default().half_period as f64 * TICK_S;
+    let period = 2.0 * settings.half_period as f64 * TICK_S;
     if !(seconds.is_finite() && seconds >= 3.0 * period && seconds <= 3600.0) {
         return Err(AppError::BadInput(format!(
             "--seconds {seconds}: expected {} to 3600 s (two wave periods of warm-up, one measured)",
@@ -386,7 +414,7 @@ pub fn run_organism(
     let mut session = SimSession::new(robot.clone(), world, options.settings(world), 0)?;
     session.sim.set_ir_sensors(ir_sensors(robot))?;
     session.sim.watch_clearance();
-    let mut controller = HormoneController::new(robot, HormoneSettings::default())?;
+    let mut controller = HormoneController::new(robot, settings)?;
     let periods = |t: f64| (t / period).round() as usize;
     let first_end = events.first().map(|(t, _)| *t).unwrap_or(seconds);
     let plan = RunPlan {
@@ -589,6 +617,16 @@ impl OrganismSpec {
             )));
         }
         Ok(spec)
+    }
+
+    /// Its IR thresholds (B, F, R, L): the caterpillar's look far ahead
+    /// ([`CATERPILLAR_IR_THRESHOLDS`]), the V's and the scorpion's are the default (about
+    /// 12.5 cm: their arms and tails are in view of their own sensors, record 0029).
+    pub fn ir_thresholds(&self) -> [f64; 4] {
+        match self {
+            OrganismSpec::Caterpillar { .. } => CATERPILLAR_IR_THRESHOLDS,
+            _ => HormoneSettings::default().ir_threshold,
+        }
     }
 
     /// Number of modules.

@@ -1,19 +1,64 @@
 //! Digital-hormone organisms in the embedded simulator (seed-003 §9.1; decision 0029): the
 //! modules' own controllers, IR by ray casts, nothing scripted from outside.
 
+use std::path::Path;
+
 use modbot_app::organism::{Fault, OrganismRun, OrganismSpec, run_organism};
 use modbot_app::{EvalOptions, load_world};
 use modbot_core::ModuleCatalog;
+use modbot_gaits::hormone::HormoneSettings;
 
-/// An organism (`text` with its flags) run on flat ground for `seconds` with `faults`.
-fn run_on_flat(text: &str, pitched: bool, no_tail: bool, seconds: f64, faults: &[Fault]) -> OrganismRun {
+/// An organism (`text` with its flags, its own IR thresholds) run in `world` (a file of the
+/// repository's worlds/, or flat ground) for `seconds` with `faults`.
+fn run_in(
+    world: Option<&str>,
+    text: &str,
+    pitched: bool,
+    no_tail: bool,
+    seconds: f64,
+    faults: &[Fault],
+) -> OrganismRun {
     let spec = OrganismSpec::parse(text, pitched, no_tail).unwrap_or_else(|e| panic!("{e}"));
     let robot = spec
         .topology(&ModuleCatalog::builtin())
         .unwrap_or_else(|e| panic!("{e}"));
-    let world = load_world(None).unwrap_or_else(|e| panic!("{e}"));
-    run_organism(&robot, &world, seconds, faults, &EvalOptions::default(), &mut |_, _| {})
-        .unwrap_or_else(|e| panic!("{}: {e}", spec.name()))
+    let path = world.map(|w| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../worlds").join(w));
+    let world = load_world(path.as_deref()).unwrap_or_else(|e| panic!("{e}"));
+    let settings = HormoneSettings {
+        ir_threshold: spec.ir_thresholds(),
+        ..HormoneSettings::default()
+    };
+    run_organism(
+        &robot,
+        &world,
+        seconds,
+        faults,
+        settings,
+        &EvalOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", spec.name()))
+}
+
+/// [`run_in`] on flat ground.
+fn run_on_flat(text: &str, pitched: bool, no_tail: bool, seconds: f64, faults: &[Fault]) -> OrganismRun {
+    run_in(None, text, pitched, no_tail, seconds, faults)
+}
+
+/// §9.1: a caterpillar heading for a wall reverses and does not touch it for the rest of the
+/// run. The wall is 1.8 m ahead; the caterpillar's leading end sees it, the obstacle hormone
+/// and the direction change cross the organism within a tick, and the wave under way stops
+/// (record 0029). Measured: closest approach 26.5 cm, then it crawls back.
+#[test]
+fn a_caterpillar_heading_for_a_wall_reverses_and_never_touches_it() {
+    let run = run_in(Some("hormone_wall.yaml"), "caterpillar:10", false, false, 60.0, &[]);
+    let closest = run.closest_approach_m.unwrap_or(0.0);
+    assert!(closest > 0.10, "closest approach {closest} m");
+    let xs: Vec<f64> = run.samples.iter().map(|s| s.point[0]).collect();
+    let furthest = xs.iter().copied().fold(f64::MIN, f64::max);
+    let last = xs.last().copied().unwrap_or(f64::NAN);
+    assert!(furthest > 0.8, "it went toward the wall: {furthest} m");
+    assert!(last < furthest - 1.0, "it turned back: from {furthest} m to {last} m");
 }
 
 fn speed(text: &str, pitched: bool, no_tail: bool) -> f64 {
@@ -54,10 +99,18 @@ fn bad_run_lengths_are_refused() {
         .unwrap_or_else(|e| panic!("{e}"));
     let world = load_world(None).unwrap_or_else(|e| panic!("{e}"));
     for s in [1.0, f64::NAN, 1e9] {
-        let e = run_organism(&robot, &world, s, &[], &EvalOptions::default(), &mut |_, _| {})
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
+        let e = run_organism(
+            &robot,
+            &world,
+            s,
+            &[],
+            HormoneSettings::default(),
+            &EvalOptions::default(),
+            &mut |_, _| {},
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
         assert!(e.contains("--seconds"), "{s}: {e}");
     }
 }
@@ -145,10 +198,18 @@ fn bad_faults_are_refused() {
         (Fault::parse_remove("38:m2"), "whole number"),
     ] {
         let fault = fault.unwrap_or_else(|e| panic!("{e}"));
-        let e = run_organism(&robot, &world, 40.0, &[fault], &EvalOptions::default(), &mut |_, _| {})
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
+        let e = run_organism(
+            &robot,
+            &world,
+            40.0,
+            &[fault],
+            HormoneSettings::default(),
+            &EvalOptions::default(),
+            &mut |_, _| {},
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
         assert!(e.contains(text), "{text}: {e}");
     }
     for bad in ["m1-m2", "x:m1-m2", "inf:m1-m2", "20:m1"] {

@@ -1,6 +1,6 @@
 //! Modules joined connector to connector in one process: what one module sends through a
-//! joined side arrives at the neighbour's side one tick later (a frame through an open side
-//! is lost). Links can be cut and modules removed while it runs (seed-003 §8).
+//! joined side arrives at the neighbour's side one execution cycle later (a tick has one
+//! cycle unless set otherwise; a frame through an open side is lost). Links can be cut and modules removed while it runs (seed-003 §8).
 
 use crate::hormone::module::{Frame, HormoneModule, HormoneSettings};
 use crate::hormone::topology::Side;
@@ -15,6 +15,10 @@ pub struct Bus {
     links: Vec<(Port, Port)>,
     pending: Vec<(usize, Side, Frame)>,
     tick: u64,
+    /// Execution cycles per tick (1: one delivery per tick, every frame one tick per hop).
+    cycles_per_tick: u64,
+    /// Execution cycles run.
+    cycles: u64,
     /// Each module's IR readings (B, F, R, L), fed to it every tick.
     ir: Vec<[f64; 4]>,
     /// Modules that scan between ticks ([`Bus::sense`]).
@@ -29,6 +33,8 @@ impl Bus {
             links: Vec::new(),
             pending: Vec::new(),
             tick: 0,
+            cycles_per_tick: 1,
+            cycles: 0,
             ir: vec![[crate::hormone::sensing::IR_CLEAR; 4]; n],
             sensed_outside: vec![false; n],
         }
@@ -163,7 +169,7 @@ impl Bus {
         self.tick
     }
 
-    /// Queues frames from module `from` (exit side, frame), delivered next tick.
+    /// Queues frames from module `from` (exit side, frame), delivered next cycle.
     pub fn send(&mut self, from: usize, frames: Vec<(Side, Frame)>) {
         for (side, frame) in frames {
             if let Some((to, arrival)) = self.peer((from, side)) {
@@ -172,24 +178,46 @@ impl Bus {
         }
     }
 
-    /// One tick: every module gets what was sent to it last tick and sends again.
-    pub fn step(&mut self) {
-        self.tick += 1;
+    /// Execution cycles per tick, at least 1 (record 0029): frames are delivered every
+    /// cycle and all but locomotion hormones are handled on arrival, so with more than one
+    /// cycle an obstacle or a direction change outruns the wave, which still moves one
+    /// module per tick.
+    pub fn set_cycles_per_tick(&mut self, cycles: u64) {
+        self.cycles_per_tick = cycles.max(1);
+    }
+
+    /// One execution cycle: every module gets what was sent to it last cycle; the first
+    /// cycle of each tick is the tick itself ([`HormoneModule::step`]), the others pass
+    /// frames on ([`HormoneModule::cycle`]).
+    pub fn cycle(&mut self) {
+        let ticks = self.cycles % self.cycles_per_tick == 0;
+        self.cycles += 1;
+        if ticks {
+            self.tick += 1;
+        }
         let mut inboxes: Vec<Vec<(Side, Frame)>> = vec![Vec::new(); self.modules.len()];
         for (to, arrival, frame) in std::mem::take(&mut self.pending) {
             inboxes[to].push((arrival, frame));
         }
         for (i, inbox) in inboxes.iter().enumerate() {
             let out = match self.modules[i].as_mut() {
-                Some(m) => {
+                Some(m) if ticks => {
                     if !self.sensed_outside[i] {
                         m.sense(&self.ir[i]);
                     }
                     m.step(inbox)
                 }
+                Some(m) => m.cycle(inbox),
                 None => continue,
             };
             self.send(i, out);
+        }
+    }
+
+    /// One tick: [`Bus::cycle`] as many times as a tick has cycles.
+    pub fn step(&mut self) {
+        for _ in 0..self.cycles_per_tick {
+            self.cycle();
         }
     }
 
@@ -631,6 +659,51 @@ mod tests {
     }
 
     const CLEAR: f64 = 128.0;
+
+    /// Execution cycles (record 0029): with 8 cycles a tick the wave still moves one module
+    /// per tick (Table 8), while an obstacle seen by the leading end of a 10-chain and the
+    /// initiator's direction change cross the organism in about two ticks instead of 18;
+    /// after the reversal no module copies the old wave coming from ahead (it holds its
+    /// angle until the new wave reaches it).
+    #[test]
+    fn obstacles_outrun_the_wave_and_the_old_wave_stops() {
+        let reversed_after = |cycles: u64| {
+            let mut c = Bus::chain(10, settings());
+            c.set_cycles_per_tick(cycles);
+            let h = history(&mut c, 40);
+            for t in 1..h.len() {
+                for i in 0..9 {
+                    assert_eq!(h[t][i], h[t - 1][i + 1], "{cycles} cycles: tick {t}, module {i}");
+                }
+            }
+            c.set_ir(0, [CLEAR, 0.0, CLEAR, CLEAR]);
+            let mut ticks = 0;
+            while directions(&c) != [-1; 10] {
+                c.step();
+                ticks += 1;
+                assert!(ticks < 100, "{cycles} cycles: never reversed");
+            }
+            c.set_ir(0, [CLEAR; 4]);
+            (ticks, history(&mut c, 12))
+        };
+        let (slow, _) = reversed_after(1);
+        let (fast, after) = reversed_after(8);
+        // Both wait for the ring: its mean falls under 20 at the ninth reading of 0. Then 9
+        // hops there and 9 back: a tick each, or a cycle each (18 cycles: 2 ticks and a bit).
+        assert_eq!(slow, 9 + 18, "one tick per hop");
+        assert_eq!(fast, 9 + 2, "one cycle per hop");
+        // The new wave comes from module 0; nothing moves toward it.
+        for t in 1..after.len() {
+            for i in 1..10 {
+                let (now, was, behind) = (after[t][i], after[t - 1][i], after[t - 1][i - 1]);
+                assert!(
+                    now == was || now == behind,
+                    "tick {t}, module {i}: {now} from {was}/{behind}"
+                );
+            }
+        }
+        assert!(after.iter().any(|row| row[5] != after[0][5]), "the new wave arrives");
+    }
 
     /// The caterpillar's detector (§7.1), the leading end: an obstacle ahead with the right
     /// clear sends OBSTACLE(LEFT) (the pitched module pulses −45°, a right turn), repeated

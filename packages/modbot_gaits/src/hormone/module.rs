@@ -119,7 +119,8 @@ pub struct HormoneSettings {
     /// Ticks the scorpion head waits for both arms before it strokes again anyway.
     pub stroke_timeout: u64,
     /// IR thresholds per side (B, F, R, L): an obstacle when the mean of ten readings is
-    /// below (the seed tunes them by hand per side and organism and gives none, H11).
+    /// below (the seed tunes them by hand per side and organism and gives none, H11; the
+    /// default 20 is 12.5 cm with the simulator's 0.8 m sensors).
     pub ir_threshold: [f64; 4],
     /// Ticks between two obstacle hormones while a detector stays blocked.
     pub obstacle_every: u64,
@@ -135,7 +136,7 @@ impl Default for HormoneSettings {
             angle_deg: 45.0,
             scorpion_angle_deg: 0.75f64.to_degrees(),
             stroke_timeout: 20,
-            ir_threshold: [40.0; 4],
+            ir_threshold: [20.0; 4],
             obstacle_every: 8,
         }
     }
@@ -315,6 +316,11 @@ pub struct HormoneModule {
     turning: Option<(Side, u64)>,
     /// V centre in reverse: the side and tick of the last obstacle report.
     last_report: Option<(Side, u64)>,
+    /// Locomotion hormones that arrived between ticks, copied at the next tick (record
+    /// 0029, execution cycles).
+    held: Vec<(Side, Frame)>,
+    /// Handling a frame between ticks (a turn pulse then lasts to the end of the next tick).
+    between_ticks: bool,
     /// Frames refused (hop count over the limit, hormone without its data).
     dropped: u64,
     /// Why the last frame was refused.
@@ -343,6 +349,8 @@ impl HormoneModule {
             flipped: false,
             turning: None,
             last_report: None,
+            held: Vec::new(),
+            between_ticks: false,
             dropped: 0,
             last_refusal: None,
         }
@@ -438,8 +446,9 @@ impl HormoneModule {
             .collect()
     }
 
-    /// One tick: the frames that arrived (arrival side, frame), then the module's own
-    /// sends; returns the frames to send (exit side, frame).
+    /// One tick (a time step of Table 8): the frames that arrived (arrival side, frame) and
+    /// the locomotion hormones held since the last tick, then the module's own sends;
+    /// returns the frames to send (exit side, frame).
     pub fn step(&mut self, inbox: &[(Side, Frame)]) -> Vec<(Side, Frame)> {
         self.tick += 1;
         if self.pulse_until.is_some_and(|t| self.tick > t) {
@@ -447,13 +456,12 @@ impl HormoneModule {
             self.hinge_deg = 0.0;
         }
         let mut out = Vec::new();
+        for (arrival, frame) in std::mem::take(&mut self.held) {
+            self.receive(arrival, &frame, &mut out);
+        }
         for (arrival, frame) in inbox {
-            match self.check(frame) {
-                Ok(()) => self.receive(*arrival, frame, &mut out),
-                Err(why) => {
-                    self.dropped += 1;
-                    self.last_refusal = Some(why);
-                }
+            if self.accept(frame) {
+                self.receive(*arrival, frame, &mut out);
             }
         }
         self.check_timeouts(&mut out);
@@ -467,6 +475,40 @@ impl HormoneModule {
         self.react_to_sensors(&mut out);
         self.gait(&mut out);
         out
+    }
+
+    /// An execution cycle between two ticks (record 0029): handshakes, loss notices and
+    /// every hormone but locomotion are handled and passed on at once; locomotion hormones
+    /// are held for the next tick, so the wave still moves one module per tick (Table 8)
+    /// while an obstacle or a direction change crosses the organism within a tick.
+    pub fn cycle(&mut self, inbox: &[(Side, Frame)]) -> Vec<(Side, Frame)> {
+        let mut out = Vec::new();
+        self.between_ticks = true;
+        for (arrival, frame) in inbox {
+            if !self.accept(frame) {
+                continue;
+            }
+            if frame.kind == FrameKind::Hormone(HormoneKind::Locomotion) {
+                self.held.push((*arrival, frame.clone()));
+            } else {
+                self.receive(*arrival, frame, &mut out);
+            }
+        }
+        self.between_ticks = false;
+        out
+    }
+
+    /// Whether `frame` passes [`HormoneModule::check`]; a refused one is counted and its
+    /// reason kept.
+    fn accept(&mut self, frame: &Frame) -> bool {
+        match self.check(frame) {
+            Ok(()) => true,
+            Err(why) => {
+                self.dropped += 1;
+                self.last_refusal = Some(why);
+                false
+            }
+        }
     }
 
     /// This tick's IR readings, 0 … 128 per side (B, F, R, L), before [`HormoneModule::step`]:
@@ -654,6 +696,9 @@ impl HormoneModule {
                 if self.initiating.is_some() {
                     return; // the initiator makes the wave, it does not copy one
                 }
+                if self.stale_wave(arrival) {
+                    return;
+                }
                 match self.role {
                     // Passed on unchanged, hinge at 0 (§6.1).
                     Role::Pitched => self.emit(kind, next, vec![angle], Some(arrival), out),
@@ -738,6 +783,24 @@ impl HormoneModule {
         }
     }
 
+    /// Whether a locomotion hormone that came in on `arrival` belongs to a wave that was
+    /// under way before a reversal (record 0029): in a caterpillar, a V arm and a pitched
+    /// module a forward wave comes in on B and a reverse one on F, so one from ahead is
+    /// stale and is dropped (else it runs on to the far end, which keeps moving toward
+    /// what it saw).
+    fn stale_wave(&self, arrival: Side) -> bool {
+        let chain = matches!(
+            self.role,
+            Role::CaterpillarFrontEnd
+                | Role::CaterpillarRearEnd
+                | Role::CaterpillarMiddle
+                | Role::Pitched
+                | Role::VArm
+                | Role::VEnd
+        );
+        chain && matches!((self.direction, arrival), (1, Side::F) | (-1, Side::B))
+    }
+
     /// The V centre's reverse-mode rule: a report from one arm sends the *other* arm
     /// forward for a while (the organism turns away); reports from both within the window
     /// send the whole V forward.
@@ -766,7 +829,8 @@ impl HormoneModule {
 
     fn pulse(&mut self, deg: f64) {
         self.hinge_deg = deg;
-        self.pulse_until = Some(self.tick);
+        // For the rest of this tick, or of the next when it came between ticks.
+        self.pulse_until = Some(self.tick + u64::from(self.between_ticks));
     }
 
     /// Reverses: d ← −d, stop initiating, and the new direction to every neighbour
