@@ -91,16 +91,19 @@ fn is_file(organism: &str) -> bool {
     lower.ends_with(".yaml") || lower.ends_with(".yml")
 }
 
-fn load(which: &Which) -> Result<Topology> {
+/// The organism's robot and its hormone settings (a named organism's IR thresholds, the
+/// defaults for a robot file).
+fn load(which: &Which) -> Result<(Topology, HormoneSettings)> {
     let catalog = which.config.catalog()?;
     if is_file(&which.organism) {
         if which.pitched || which.no_tail {
             return Err(BadInput("--pitched and --no-tail apply to a named organism, not a file".into()).into());
         }
-        return Ok(Topology::load(std::path::Path::new(&which.organism), &catalog)?);
+        let robot = Topology::load(std::path::Path::new(&which.organism), &catalog)?;
+        return Ok((robot, HormoneSettings::default()));
     }
     let spec = OrganismSpec::parse(&which.organism, which.pitched, which.no_tail)?;
-    Ok(spec.topology(&catalog)?)
+    Ok((spec.topology(&catalog)?, spec.hormone_settings()))
 }
 
 struct RunArgs<'a> {
@@ -122,16 +125,10 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
         out,
         quiet,
     } = args;
-    let robot = load(which)?;
-    let ir_threshold = match ir_threshold {
-        Some(text) => modbot_app::organism::parse_thresholds(text)?,
-        None if is_file(&which.organism) => HormoneSettings::default().ir_threshold,
-        None => OrganismSpec::parse(&which.organism, which.pitched, which.no_tail)?.ir_thresholds(),
-    };
-    let settings = HormoneSettings {
-        ir_threshold,
-        ..HormoneSettings::default()
-    };
+    let (robot, mut settings) = load(which)?;
+    if let Some(text) = ir_threshold {
+        settings.ir_threshold = modbot_app::organism::parse_thresholds(text)?;
+    }
     let world = modbot_app::load_world(world)?;
     let options = modbot_app::EvalOptions {
         library: which.config.library()?,
@@ -263,10 +260,10 @@ pub fn run(args: &OrganismArgs) -> Result<()> {
             if !(1..=8).contains(level) {
                 return Err(BadInput(format!("--level {level}: expected 1 to 8")).into());
             }
-            let robot = load(which)?;
+            let (robot, settings) = load(which)?;
             let settings = HormoneSettings {
                 max_level: *level,
-                ..HormoneSettings::default()
+                ..settings
             };
             let mut bus = bus_of(&robot, settings)?;
             // Every handshake relayed to the level, several times over.

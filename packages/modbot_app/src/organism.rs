@@ -38,14 +38,12 @@ pub const CATERPILLAR_IR_THRESHOLDS: [f64; 4] = [110.0, 110.0, 40.0, 40.0];
 /// readings is an obstacle.
 pub fn parse_thresholds(text: &str) -> Result<[f64; 4]> {
     let bad = |why: &str| AppError::BadInput(format!("--ir-threshold `{text}`: {why}"));
-    let values: Vec<f64> = text
+    let [b, f, r, l]: [f64; 4] = text
         .split(',')
-        .map(|v| v.trim().parse::<f64>())
-        .collect::<std::result::Result<_, _>>()
-        .map_err(|_| bad("expected four numbers B,F,R,L, e.g. 110,110,40,40"))?;
-    let [b, f, r, l] = values[..] else {
-        return Err(bad("expected four numbers B,F,R,L, e.g. 110,110,40,40"));
-    };
+        .map(|v| v.trim().parse::<f64>().ok())
+        .collect::<Option<Vec<f64>>>()
+        .and_then(|v| v.try_into().ok())
+        .ok_or_else(|| bad("expected four numbers B,F,R,L, e.g. 110,110,40,40"))?;
     for (side, v) in ["B", "F", "R", "L"].into_iter().zip([b, f, r, l]) {
         if !(v.is_finite() && (0.0..=128.0).contains(&v)) {
             return Err(bad(&format!("side {side}: {v} is not a reading from 0 to 128")));
@@ -619,13 +617,18 @@ impl OrganismSpec {
         Ok(spec)
     }
 
-    /// Its IR thresholds (B, F, R, L): the caterpillar's look far ahead
-    /// ([`CATERPILLAR_IR_THRESHOLDS`]), the V's and the scorpion's are the default (about
-    /// 12.5 cm: their arms and tails are in view of their own sensors, record 0029).
-    pub fn ir_thresholds(&self) -> [f64; 4] {
-        match self {
-            OrganismSpec::Caterpillar { .. } => CATERPILLAR_IR_THRESHOLDS,
-            _ => HormoneSettings::default().ir_threshold,
+    /// Its modules' settings: the defaults but for the IR thresholds (B, F, R, L), the
+    /// caterpillar's looking far ahead ([`CATERPILLAR_IR_THRESHOLDS`]); the V's and the
+    /// scorpion's are the default (12.5 cm: their arms and tails are in view of their own
+    /// sensors, record 0029).
+    pub fn hormone_settings(&self) -> HormoneSettings {
+        let default = HormoneSettings::default();
+        HormoneSettings {
+            ir_threshold: match self {
+                OrganismSpec::Caterpillar { .. } => CATERPILLAR_IR_THRESHOLDS,
+                _ => default.ir_threshold,
+            },
+            ..default
         }
     }
 

@@ -24,16 +24,12 @@ fn run_in(
         .unwrap_or_else(|e| panic!("{e}"));
     let path = world.map(|w| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../worlds").join(w));
     let world = load_world(path.as_deref()).unwrap_or_else(|e| panic!("{e}"));
-    let settings = HormoneSettings {
-        ir_threshold: spec.ir_thresholds(),
-        ..HormoneSettings::default()
-    };
     run_organism(
         &robot,
         &world,
         seconds,
         faults,
-        settings,
+        spec.hormone_settings(),
         &EvalOptions::default(),
         &mut |_, _| {},
     )

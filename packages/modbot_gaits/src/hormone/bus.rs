@@ -1,6 +1,7 @@
 //! Modules joined connector to connector in one process: what one module sends through a
 //! joined side arrives at the neighbour's side one execution cycle later (a tick has one
-//! cycle unless set otherwise; a frame through an open side is lost). Links can be cut and modules removed while it runs (seed-003 §8).
+//! cycle unless set otherwise; a frame through an open side is lost). Links can be cut and
+//! modules removed while it runs (seed-003 §8).
 
 use crate::hormone::module::{Frame, HormoneModule, HormoneSettings};
 use crate::hormone::topology::Side;
