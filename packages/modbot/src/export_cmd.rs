@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use modbot_app::organism::{load_organism, organism_launch};
 use modbot_core::Scenario;
 use modbot_description::{DescriptionConfig, artifacts, sdf, urdf};
 
@@ -46,6 +47,18 @@ pub enum ExportWhat {
         /// Scenario YAML.
         scenario: PathBuf,
     },
+    /// ROS 2 launch file of a digital-hormone organism: sim_node simulating it and one
+    /// module_node per module, each connector's hormone topic wired to its neighbour's.
+    Launch {
+        /// caterpillar:N, v:N, scorpion, or a robot file of `cube` modules.
+        organism: String,
+        /// A caterpillar with its turning module rolled 90°.
+        #[arg(long)]
+        pitched: bool,
+        /// The scorpion without its two tail modules.
+        #[arg(long)]
+        no_tail: bool,
+    },
     /// Every shipped file: urdf/, config/robots/, config/controllers/, config/bridge/, worlds/*.sdf.
     All {
         /// Repository root, holding worlds/*.yaml (default: the current directory).
@@ -85,6 +98,14 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         ExportWhat::World { scenario } => {
             let s = Scenario::load(scenario).with_context(|| format!("loading scenario {}", scenario.display()))?;
             write(out, &sdf::world(&s)?)
+        }
+        ExportWhat::Launch {
+            organism,
+            pitched,
+            no_tail,
+        } => {
+            let (robot, settings) = load_organism(organism, *pitched, *no_tail, &catalog)?;
+            write(out, &organism_launch(&robot, organism, *pitched, *no_tail, &settings)?)
         }
         ExportWhat::All { root } => {
             let root = root.clone().unwrap_or_else(|| PathBuf::from("."));

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use anyhow::Result;
 use clap::Subcommand;
-use modbot_app::organism::{Fault, OrganismSpec, bus_of};
+use modbot_app::organism::{Fault, OrganismSpec, bus_of, load_organism};
 use modbot_core::Topology;
 use modbot_gaits::hormone::HormoneSettings;
 use serde_json::json;
@@ -85,25 +85,11 @@ pub enum OrganismWhat {
     },
 }
 
-/// Whether the organism is given as a robot file rather than by name.
-fn is_file(organism: &str) -> bool {
-    let lower = organism.to_ascii_lowercase();
-    lower.ends_with(".yaml") || lower.ends_with(".yml")
-}
-
 /// The organism's robot and its hormone settings (a named organism's IR thresholds, the
 /// defaults for a robot file).
 fn load(which: &Which) -> Result<(Topology, HormoneSettings)> {
     let catalog = which.config.catalog()?;
-    if is_file(&which.organism) {
-        if which.pitched || which.no_tail {
-            return Err(BadInput("--pitched and --no-tail apply to a named organism, not a file".into()).into());
-        }
-        let robot = Topology::load(std::path::Path::new(&which.organism), &catalog)?;
-        return Ok((robot, HormoneSettings::default()));
-    }
-    let spec = OrganismSpec::parse(&which.organism, which.pitched, which.no_tail)?;
-    Ok((spec.topology(&catalog)?, spec.hormone_settings()))
+    Ok(load_organism(&which.organism, which.pitched, which.no_tail, &catalog)?)
 }
 
 struct RunArgs<'a> {
@@ -250,7 +236,7 @@ pub fn run(args: &OrganismArgs) -> Result<()> {
             )
         }
         OrganismWhat::File { which } => {
-            if is_file(&which.organism) {
+            if modbot_app::organism::is_robot_file(&which.organism) {
                 return Err(BadInput("`organism file` prints a named organism's file".into()).into());
             }
             let spec = OrganismSpec::parse(&which.organism, which.pitched, which.no_tail)?;

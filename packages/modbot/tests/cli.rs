@@ -1042,3 +1042,53 @@ fn organism_run_with_a_cut_reports_the_parts() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("whole number"), "{}", stderr(&o));
 }
+
+/// `modbot export launch`: the V's launch file starts sim_node and one module_node per module,
+/// each connector's `in` wired to the `out` of the module joined there (the centre's L to
+/// left1's F, its B to right1's F); open connectors are not wired. Bad organisms are refused.
+#[test]
+fn export_launch_wires_each_connector_to_its_neighbour() {
+    let o = modbot(&["export", "launch", "v:5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
+    let items = doc["launch"].as_sequence().unwrap();
+    let nodes: Vec<&serde_yaml_ng::Value> = items
+        .iter()
+        .filter_map(|i| i.get("group"))
+        .flat_map(|g| g.as_sequence().unwrap())
+        .filter_map(|i| i.get("node"))
+        .collect();
+    assert_eq!(nodes.len(), 6, "sim_node and 5 module_nodes");
+    assert_eq!(nodes[0]["exec"], "sim_node");
+    let remaps = |ns: &str| -> Vec<(String, String)> {
+        let n = nodes.iter().find(|n| n["namespace"] == ns).unwrap();
+        n.get("remap")
+            .and_then(|r| r.as_sequence())
+            .map(|r| {
+                r.iter()
+                    .map(|m| (m["from"].as_str().unwrap().into(), m["to"].as_str().unwrap().into()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let centre = remaps("centre");
+    assert_eq!(centre.len(), 2, "{centre:?}");
+    assert!(
+        centre.contains(&("in/L".into(), "/$(var namespace)/left1/out/F".into())),
+        "{centre:?}"
+    );
+    assert!(
+        centre.contains(&("in/B".into(), "/$(var namespace)/right1/out/F".into())),
+        "{centre:?}"
+    );
+    assert_eq!(
+        remaps("left2"),
+        vec![("in/F".to_string(), "/$(var namespace)/left1/out/B".to_string())]
+    );
+    assert_refused(&[
+        (vec!["export", "launch", "v:4"], "odd number"),
+        (vec!["export", "launch", "caterpillar:20"], "at most 16"),
+        (vec!["export", "launch", "scorpion", "--pitched"], "--pitched"),
+    ]);
+}

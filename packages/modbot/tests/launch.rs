@@ -190,3 +190,30 @@ fn sim_launch_trots_the_quadruped() {
     assert!(l.0 >= 6.0, "sim time reached only {} s", l.0);
     assert!(l.1 - f.1 > 0.1, "moved {} m from t={} to t={}", l.1 - f.1, f.0, l.0);
 }
+
+/// The shipped organism launch files are what `modbot export launch` writes now, and
+/// `modbot launch --print` starts sim_node with the organism and one module_node per module.
+#[test]
+fn organism_launch_files_are_current_and_start_one_module_node_per_module() {
+    for (file, args, modules) in [
+        ("launch/organism_caterpillar_10.launch.yaml", vec!["caterpillar:10"], 10),
+        ("launch/organism_v_9.launch.yaml", vec!["v:9"], 9),
+        ("launch/organism_scorpion.launch.yaml", vec!["scorpion"], 7),
+    ] {
+        let o = modbot(&[&["export", "launch"][..], &args].concat());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let shipped = std::fs::read_to_string(root().join(file)).unwrap();
+        assert_eq!(
+            shipped,
+            String::from_utf8_lossy(&o.stdout),
+            "{file} is stale: regenerate it with `modbot export launch {} --out {file}`",
+            args.join(" ")
+        );
+        let o = modbot(&["launch", file, "--print"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(text.matches("node module_node ").count(), modules, "{text}");
+        assert_eq!(text.matches("node sim_node ").count(), 1, "{text}");
+        assert!(text.contains(&format!("organism:={}", args[0])), "{text}");
+    }
+}

@@ -17,6 +17,7 @@ pub mod nodes {
     pub mod executive;
     pub mod gait;
     pub mod gait_io;
+    pub mod module;
     pub mod planner;
     pub mod sim;
 
@@ -176,7 +177,7 @@ pub fn watch_parent() {
 }
 
 /// The nodes this crate provides, by executable name.
-pub const NODES: &[&str] = &["gait_node", "sim_node", "planner_node", "executive_node"];
+pub const NODES: &[&str] = &["gait_node", "sim_node", "planner_node", "executive_node", "module_node"];
 
 /// Runs a node's loop on transport `T` until the process is told to stop; errors print and
 /// exit 1.
@@ -236,6 +237,7 @@ pub fn run_node(exec: &str, argv: Vec<String>) -> std::process::ExitCode {
             argv,
             nodes::executive::run
         ),
+        "module_node" => on_backend!(nodes::module::ModuleNodeConfig, "module_node", argv, nodes::module::run),
         other => {
             eprintln!("no node `{other}` (modbot_ros provides {})", NODES.join(", "));
             std::process::ExitCode::from(2)

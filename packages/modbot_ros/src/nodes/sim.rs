@@ -13,12 +13,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use modbot_app::{Interface, Refusal, SimSession};
-use modbot_core::{ModuleCatalog, Scenario};
+use modbot_core::{ModuleCatalog, Scenario, Topology};
 use modbot_description::DescriptionConfig;
+use modbot_gaits::hormone::{HormoneSettings, Side};
 use modbot_msgs::builtin_interfaces::msg::Time;
+use modbot_msgs::modbot_msgs::msg::ModuleSensors;
 use modbot_msgs::nav_msgs::msg::Odometry;
 use modbot_msgs::rosgraph_msgs::msg::Clock;
 use modbot_msgs::sensor_msgs::msg::JointState;
+use modbot_msgs::std_msgs::msg::Float64;
 use modbot_msgs::std_msgs::msg::{Float64MultiArray, Header, String as StringMsg};
 use modbot_msgs::tf2_msgs::msg::TFMessage;
 use modbot_sim::SimSettings;
@@ -52,6 +55,16 @@ pub struct SimNodeConfig {
     /// 0018: the mission test's goal is at the edge of what the executive's steering reaches,
     /// and the native snake misses it by a few centimetres).
     pub engine: modbot_sim::Engine,
+    /// A digital-hormone organism to simulate instead of `robot` (`caterpillar:10`, `v:5`,
+    /// `scorpion` or a robot file of `cube` modules; "" = none): its module_nodes drive it.
+    pub organism: String,
+    /// The organism's flags: a caterpillar's pitched module, the scorpion without its tail.
+    pub pitched: bool,
+    /// See `pitched`.
+    pub no_tail: bool,
+    /// A module whose node has sent no hinge command for this long (sim time, s) has died:
+    /// its connectors let go of its neighbours (0 = never).
+    pub dead_after_s: f64,
 }
 
 impl NodeConfig for SimNodeConfig {
@@ -73,6 +86,18 @@ impl NodeConfig for SimNodeConfig {
             ParamDecl::new("publish_clock", b(true), "publish /clock"),
             ParamDecl::new("publish_link_tf", b(true), "publish base_link -> link transforms"),
             super::modules_file_decl(),
+            ParamDecl::new(
+                "organism",
+                st(""),
+                "digital-hormone organism driven by module_nodes instead of robot: caterpillar:N, v:N, scorpion or a robot file (empty: none)",
+            ),
+            ParamDecl::new("pitched", b(false), "organism: the caterpillar with its pitched module"),
+            ParamDecl::new("no_tail", b(false), "organism: the scorpion without its tail"),
+            ParamDecl::new(
+                "dead_after_s",
+                d(1.0),
+                "organism: a module silent for this long (sim time, s) is dead and lets go of its neighbours (0: never)",
+            ),
         ]
     }
 
@@ -88,9 +113,12 @@ impl NodeConfig for SimNodeConfig {
             publish_link_tf: g.bool("publish_link_tf")?,
             modules_file: g.str("modules_file")?,
             engine: g.str("engine")?.parse()?,
+            organism: g.str("organism")?,
+            pitched: g.bool("pitched")?,
+            no_tail: g.bool("no_tail")?,
+            dead_after_s: g.f64_in("dead_after_s", 0.0, 3600.0)?,
         };
-        let catalog = cfg.catalog()?;
-        modbot_app::load_robot(&cfg.robot, &catalog).map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
+        cfg.topology()?;
         cfg.scenario()?;
         Ok(cfg)
     }
@@ -99,6 +127,23 @@ impl NodeConfig for SimNodeConfig {
 impl SimNodeConfig {
     fn catalog(&self) -> std::result::Result<ModuleCatalog, String> {
         super::module_catalog(&self.modules_file)
+    }
+
+    /// The robot: the organism's when one is set, else `robot`'s; with the organism's
+    /// settings.
+    fn topology(&self) -> std::result::Result<(Topology, Option<HormoneSettings>), String> {
+        let catalog = self.catalog()?;
+        if self.organism.is_empty() {
+            if self.pitched || self.no_tail {
+                return Err("parameters `pitched` and `no_tail` apply to an `organism`".into());
+            }
+            return modbot_app::load_robot(&self.robot, &catalog)
+                .map(|t| (t, None))
+                .map_err(|e| format!("robot `{}`: {e}", self.robot));
+        }
+        modbot_app::organism::load_organism(&self.organism, self.pitched, self.no_tail, &catalog)
+            .map(|(t, s)| (t, Some(s)))
+            .map_err(|e| format!("organism `{}`: {e}", self.organism))
     }
 
     /// The world, loaded as `modbot run` loads it (`.yaml`, `.yml`, or the `.sdf`'s scenario).
@@ -118,14 +163,14 @@ pub struct SimCore {
     base: usize,
     /// Commands dropped: refused or undecodable.
     pub refused: u64,
+    /// The organism's modules, when it simulates one.
+    pub organism: Option<OrganismCore>,
 }
 
 impl SimCore {
     /// Builds the robot and the world (the same session `modbot run` uses).
     pub fn new(cfg: &SimNodeConfig) -> std::result::Result<SimCore, String> {
-        let catalog = cfg.catalog()?;
-        let topology =
-            modbot_app::load_robot(&cfg.robot, &catalog).map_err(|e| format!("robot `{}`: {e}", cfg.robot))?;
+        let (topology, hormone) = cfg.topology()?;
         let urdf =
             modbot_description::urdf::urdf(&topology, &DescriptionConfig::builtin()).map_err(|e| e.to_string())?;
         let scenario = cfg.scenario()?;
@@ -133,7 +178,11 @@ impl SimCore {
         if cfg.step_ms > 0.0 {
             settings.step_s = cfg.step_ms / 1000.0;
         }
-        let session = SimSession::new(topology, &scenario, settings, 0).map_err(|e| e.to_string())?;
+        let mut session = SimSession::new(topology, &scenario, settings, 0).map_err(|e| e.to_string())?;
+        let organism = match hormone {
+            Some(_) => Some(OrganismCore::new(&mut session, cfg.dead_after_s)?),
+            None => None,
+        };
         let model = &session.robot.model;
         Ok(SimCore {
             link_names: model.links.iter().map(|l| l.name.clone()).collect(),
@@ -141,6 +190,7 @@ impl SimCore {
             session,
             urdf,
             refused: 0,
+            organism,
         })
     }
 
@@ -209,6 +259,265 @@ impl SimCore {
     }
 }
 
+/// The organism side of sim_node: each module's hinge command in, its sensing out (IR per
+/// side, tilt, docked connectors), modules whose node died and links cut let go.
+pub struct OrganismCore {
+    robot: Topology,
+    /// Per module: its hinge joint's name.
+    hinge: Vec<Option<String>>,
+    /// Per module: the simulator's index of its back half (the tilt sensor's link).
+    back: Vec<Option<usize>>,
+    /// Per connection (the robot's edges): cut.
+    cut: Vec<bool>,
+    /// Per module: not dead.
+    alive: Vec<bool>,
+    /// Per module: sim time of its last hinge command.
+    last_cmd: Vec<Option<f64>>,
+    dead_after_s: f64,
+}
+
+impl OrganismCore {
+    /// The organism of `session`'s robot, its IR sensors set on the simulator.
+    pub fn new(session: &mut SimSession, dead_after_s: f64) -> std::result::Result<OrganismCore, String> {
+        let robot = session.topology.clone();
+        session
+            .sim
+            .set_ir_sensors(modbot_app::organism::ir_sensors(&robot))
+            .map_err(|e| e.to_string())?;
+        let joints = robot.joints();
+        let n = robot.len();
+        Ok(OrganismCore {
+            hinge: (0..n)
+                .map(|i| joints.iter().find(|j| j.module == i).map(|j| j.name.clone()))
+                .collect(),
+            back: (0..n).map(|i| session.sim.link_index(&robot.link_name(i, 0))).collect(),
+            cut: vec![false; robot.edges.len()],
+            alive: vec![true; n],
+            last_cmd: vec![None; n],
+            dead_after_s,
+            robot,
+        })
+    }
+
+    /// The modules' names.
+    pub fn modules(&self) -> Vec<String> {
+        self.robot.modules.iter().map(|m| m.name.clone()).collect()
+    }
+
+    /// Module `i`'s hinge command, rad, at sim time `now` (a dead module's are dropped).
+    pub fn command(
+        &mut self,
+        session: &mut SimSession,
+        i: usize,
+        rad: f64,
+        now: f64,
+    ) -> std::result::Result<(), String> {
+        if !self.alive.get(i).copied().unwrap_or(false) {
+            return Err(format!("module {i} is dead"));
+        }
+        if !rad.is_finite() {
+            return Err(format!("`data` = {rad} is not finite"));
+        }
+        let Some(joint) = &self.hinge[i] else {
+            return Err(format!("module `{}` has no hinge", self.robot.modules[i].name));
+        };
+        session.sim.set_target(joint, rad).map_err(|e| e.to_string())?;
+        self.last_cmd[i] = Some(now);
+        Ok(())
+    }
+
+    /// Cuts the connection between modules `a` and `b` (`A-B` by name); says what it did.
+    pub fn cut_link(&mut self, session: &mut SimSession, text: &str) -> std::result::Result<String, String> {
+        let (a, b) = text
+            .split_once('-')
+            .ok_or_else(|| format!("`{text}`: expected MODULE-MODULE, e.g. m5-m6"))?;
+        let find = |n: &str| {
+            self.robot
+                .modules
+                .iter()
+                .position(|m| m.name == n.trim())
+                .ok_or_else(|| format!("`{text}`: no module `{}`", n.trim()))
+        };
+        let (ia, ib) = (find(a)?, find(b)?);
+        let e = self
+            .robot
+            .edges
+            .iter()
+            .position(|e| (e.a, e.b) == (ia, ib) || (e.a, e.b) == (ib, ia))
+            .ok_or_else(|| format!("`{text}`: the modules are not joined"))?;
+        if self.cut[e] {
+            return Err(format!("`{text}`: already cut"));
+        }
+        self.cut_edge(session, e)?;
+        Ok(format!("cut {text}"))
+    }
+
+    fn cut_edge(&mut self, session: &mut SimSession, e: usize) -> std::result::Result<(), String> {
+        let edge = &self.robot.edges[e];
+        let (na, nb) = (&self.robot.modules[edge.a].name, &self.robot.modules[edge.b].name);
+        let names: Vec<&str> = session.robot.model.joints.iter().map(|j| j.name.as_str()).collect();
+        let joint = [format!("{na}_to_{nb}"), format!("{nb}_to_{na}")]
+            .into_iter()
+            .find(|j| names.contains(&j.as_str()))
+            .ok_or_else(|| format!("no fixed joint joins `{na}` and `{nb}`"))?;
+        session.sim.cut(0, &joint).map_err(|e| e.to_string())?;
+        self.cut[e] = true;
+        Ok(())
+    }
+
+    /// Modules silent for `dead_after_s` die: their connections are cut (their connectors let
+    /// go, record 0031). Returns the names of those that died now.
+    pub fn reap(&mut self, session: &mut SimSession, now: f64) -> std::result::Result<Vec<String>, String> {
+        let mut died = Vec::new();
+        if self.dead_after_s <= 0.0 {
+            return Ok(died);
+        }
+        for i in 0..self.robot.len() {
+            let silent = self.last_cmd[i].is_some_and(|t| now - t > self.dead_after_s);
+            if !(self.alive[i] && silent) {
+                continue;
+            }
+            self.alive[i] = false;
+            for e in 0..self.robot.edges.len() {
+                let edge = &self.robot.edges[e];
+                if (edge.a == i || edge.b == i) && !self.cut[e] {
+                    self.cut_edge(session, e)?;
+                }
+            }
+            died.push(self.robot.modules[i].name.clone());
+        }
+        Ok(died)
+    }
+
+    /// Module `i`'s sensing now.
+    pub fn sensors(
+        &self,
+        session: &SimSession,
+        i: usize,
+        readings: &std::collections::BTreeMap<String, Vec<f64>>,
+        poses: &[Isometry3<f64>],
+        stamp: Time,
+    ) -> ModuleSensors {
+        let name = &self.robot.modules[i].name;
+        let ir = Side::ALL.map(|s| {
+            readings
+                .get(&format!("ir/{name}/{s}"))
+                .and_then(|v| v.first().copied())
+                .unwrap_or(modbot_gaits::hormone::sensing::IR_CLEAR)
+        });
+        let roll_deg = self.back[i]
+            .and_then(|l| poses.get(l))
+            // The tilt of its hinge axis (y) from the horizontal: 0 upright (or upside down),
+            // ±90 rolled onto its side, whatever its yaw and its wave's pitch.
+            .map(|p| {
+                (p.rotation * nalgebra::Vector3::y())
+                    .z
+                    .clamp(-1.0, 1.0)
+                    .asin()
+                    .to_degrees()
+            })
+            .unwrap_or(0.0);
+        let docked = Side::ALL.map(|s| {
+            self.robot.edges.iter().enumerate().any(|(e, edge)| {
+                !self.cut[e]
+                    && ((edge.a == i && edge.a_port == s.to_string()) || (edge.b == i && edge.b_port == s.to_string()))
+            })
+        });
+        let _ = session;
+        ModuleSensors {
+            header: Header {
+                stamp,
+                frame_id: self.robot.link_name(i, 0),
+            },
+            ir,
+            roll_deg,
+            docked,
+        }
+    }
+}
+
+/// The organism's topics on sim_node: per module `<module>/hinge_cmd` in and
+/// `<module>/sensors` out, and `cut` (std_msgs/String `A-B`) to cut a connection.
+struct OrganismIo<T: Transport> {
+    hinge: Vec<T::S<Float64>>,
+    sensors: Vec<T::P<ModuleSensors>>,
+    cut: T::S<StringMsg>,
+}
+
+impl<T: Transport> OrganismIo<T> {
+    fn new(t: &mut T, org: &OrganismCore) -> Result<OrganismIo<T>> {
+        let mut hinge = Vec::new();
+        let mut sensors = Vec::new();
+        for m in org.modules() {
+            hinge.push(t.subscription::<Float64>(&format!("{m}/hinge_cmd"), Qos::Reliable)?);
+            sensors.push(t.publisher::<ModuleSensors>(&format!("{m}/sensors"), Qos::SensorData)?);
+        }
+        Ok(OrganismIo {
+            hinge,
+            sensors,
+            cut: t.subscription::<StringMsg>("cut", Qos::Reliable)?,
+        })
+    }
+
+    /// Takes the hinge commands and cuts, steps nothing; logs (rate limited) what it drops.
+    fn take(&self, t: &T, core: &mut SimCore, throttle: &mut Throttle) {
+        let now = core.session.sim.time();
+        let SimCore {
+            session,
+            organism,
+            refused,
+            ..
+        } = core;
+        let Some(org) = organism.as_mut() else {
+            return;
+        };
+        for (i, sub) in self.hinge.iter().enumerate() {
+            while let Some(m) = sub.take() {
+                if let Err(e) = m.and_then(|m| org.command(session, i, m.data, now)) {
+                    *refused += 1;
+                    let msg = format!("hinge command of module {} dropped ({} so far): {e}", i, refused);
+                    throttle.log(t, "hinge", Level::Warn, &msg);
+                }
+            }
+        }
+        while let Some(m) = self.cut.take() {
+            match m.and_then(|m| org.cut_link(session, &m.data)) {
+                Ok(what) => t.log(Level::Info, &what),
+                Err(e) => {
+                    throttle.log(t, "cut", Level::Warn, &format!("cut dropped: {e}"));
+                }
+            }
+        }
+    }
+
+    /// Publishes every living module's sensing and lets dead modules go.
+    fn publish(&self, t: &T, core: &mut SimCore) -> Result<()> {
+        let now = core.session.sim.time();
+        let stamp = core.stamp();
+        let SimCore { session, organism, .. } = core;
+        let Some(org) = organism.as_mut() else {
+            return Ok(());
+        };
+        for name in org.reap(session, now).map_err(RosError::Node)? {
+            t.log(
+                Level::Warn,
+                &format!(
+                    "module `{name}` has sent nothing for {} s: dead, its connectors let go",
+                    org.dead_after_s
+                ),
+            );
+        }
+        let readings = session.sim.ir_readings();
+        let poses = session.sim.link_poses();
+        for (i, p) in self.sensors.iter().enumerate() {
+            if org.alive[i] {
+                p.publish(org.sensors(session, i, &readings, &poses, stamp.clone()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Runs sim_node until `stop` is set or the physics diverges (an error).
 pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -> Result<()> {
     let mut core = SimCore::new(&cfg).map_err(RosError::Params)?;
@@ -227,6 +536,10 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     } else {
         None
     };
+    let org_io = match &core.organism {
+        Some(org) => Some(OrganismIo::new(t, org)?),
+        None => None,
+    };
     desc_pub.publish(StringMsg {
         data: core.urdf.clone(),
     })?;
@@ -234,7 +547,11 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
         Level::Info,
         &format!(
             "{} ({} joints) in `{}`, physics step {} ms, publishing at {} Hz, real-time factor {}",
-            cfg.robot,
+            if cfg.organism.is_empty() {
+                cfg.robot.clone()
+            } else {
+                format!("organism {} (driven by its module_nodes)", cfg.organism)
+            },
             core.session.sim.joint_names().len(),
             if cfg.world.is_empty() { "flat" } else { &cfg.world },
             core.session.sim.step_size() * 1000.0,
@@ -274,8 +591,14 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
                 throttle.log(t, kind, Level::Warn, &msg);
             }
         }
+        if let Some(io) = &org_io {
+            io.take(t, &mut core, &mut throttle);
+        }
         core.advance(substeps)
             .map_err(|e| RosError::Node(format!("simulation stopped: {e}")))?;
+        if let Some(io) = &org_io {
+            io.publish(t, &mut core)?;
+        }
         let js = core.joint_state();
         let odom = core.odometry();
         let tf = core.tf(cfg.publish_link_tf);

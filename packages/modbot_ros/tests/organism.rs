@@ -1,0 +1,282 @@
+//! The digital-hormone organisms on ROS (seed-003 §8, decision record 0031): sim_node
+//! simulating the organism and one module_node process per module, started from the launch
+//! file `modbot export launch` writes, on a private loopback network. The probe watches each
+//! module's `state` and the simulated poses on `tf`; killing a module_node splits the
+//! organism, and each part re-maps itself and carries on.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use common::*;
+use modbot_msgs::modbot_msgs::msg::{HormoneFrame, ModuleState};
+use modbot_msgs::tf2_msgs::msg::TFMessage;
+use modbot_ros::{Pub, Qos, Sub, Transport};
+use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion};
+
+/// The organism's nodes as its generated launch file starts them, each its own process.
+struct Organism {
+    nodes: BTreeMap<String, NodeProc>,
+    ns: String,
+    robot: modbot_core::Topology,
+}
+
+fn start(organism: &str, extra: &[(&str, &str)]) -> Organism {
+    let catalog = modbot_core::ModuleCatalog::builtin();
+    let (robot, settings) =
+        modbot_app::organism::load_organism(organism, false, false, &catalog).unwrap_or_else(|e| panic!("{e}"));
+    let text = modbot_app::organism::organism_launch(&robot, organism, false, false, &settings)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = std::env::temp_dir().join(format!("modbot-organism-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join(format!("{}.launch.yaml", robot.name));
+    std::fs::write(&file, text).expect("launch file");
+    let overrides: Vec<(String, String)> = extra.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let packages = modbot_ros::launch::modbot_packages(&repo_root());
+    let launch = modbot_ros::launch::resolve(&file, &overrides, &packages).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        launch.nodes.len(),
+        robot.len() + 1,
+        "sim_node and one module_node per module"
+    );
+    let mut nodes = BTreeMap::new();
+    for n in &launch.nodes {
+        let bin = match n.exec.as_str() {
+            "sim_node" => sim_node(),
+            "module_node" => env!("CARGO_BIN_EXE_module_node"),
+            other => panic!("unexpected node {other}"),
+        };
+        let argv = n.argv();
+        let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let key = n.namespace.clone().unwrap_or_default();
+        let key = key.rsplit('/').next().unwrap_or_default().to_string();
+        let key = if n.exec == "sim_node" {
+            "sim_node".to_string()
+        } else {
+            key
+        };
+        nodes.insert(key, NodeProc::spawn(bin, &args));
+    }
+    Organism {
+        nodes,
+        ns: format!("/{}", robot.name),
+        robot,
+    }
+}
+
+/// The latest state of every module that published one, and the latest pose of every
+/// module's back half (odom → base_link → link).
+struct Watch<S1, S2> {
+    states: Vec<(String, S1)>,
+    tf: S2,
+    latest: BTreeMap<String, ModuleState>,
+    poses: BTreeMap<String, (f64, [f64; 2])>,
+    link_of: BTreeMap<String, String>,
+}
+
+fn iso(t: &modbot_msgs::geometry_msgs::msg::Transform) -> Isometry3<f64> {
+    Isometry3::from_parts(
+        Translation3::new(t.translation.x, t.translation.y, t.translation.z),
+        UnitQuaternion::from_quaternion(Quaternion::new(t.rotation.w, t.rotation.x, t.rotation.y, t.rotation.z)),
+    )
+}
+
+impl<S1: Sub<ModuleState>, S2: Sub<TFMessage>> Watch<S1, S2> {
+    fn poll(&mut self) {
+        for (m, s) in &self.states {
+            while let Some(r) = s.take() {
+                if let Ok(st) = r {
+                    self.latest.insert(m.clone(), st);
+                }
+            }
+        }
+        while let Some(Ok(tf)) = self.tf.take() {
+            let Some(base) = tf.transforms.iter().find(|t| t.child_frame_id == "base_link") else {
+                continue;
+            };
+            let stamp = base.header.stamp.as_secs_f64();
+            let world = iso(&base.transform);
+            for t in &tf.transforms {
+                for (m, link) in &self.link_of {
+                    let p = if link == "base_link" && t.child_frame_id == "base_link" {
+                        world
+                    } else if &t.child_frame_id == link {
+                        world * iso(&t.transform)
+                    } else {
+                        continue;
+                    };
+                    self.poses
+                        .insert(m.clone(), (stamp, [p.translation.x, p.translation.y]));
+                }
+            }
+        }
+    }
+
+    fn roles(&self) -> BTreeMap<String, (u16, String)> {
+        self.latest
+            .iter()
+            .map(|(m, s)| (m.clone(), (s.module_type, s.role.clone())))
+            .collect()
+    }
+
+    /// Sim time of the latest pose.
+    fn now(&self) -> f64 {
+        self.poses.values().map(|p| p.0).fold(0.0, f64::max)
+    }
+
+    /// Centre of a group of modules, m.
+    fn centre(&self, group: &[&str]) -> [f64; 2] {
+        let ps: Vec<[f64; 2]> = group.iter().filter_map(|m| self.poses.get(*m).map(|p| p.1)).collect();
+        assert_eq!(ps.len(), group.len(), "poses of {group:?}");
+        let n = ps.len() as f64;
+        [
+            ps.iter().map(|p| p[0]).sum::<f64>() / n,
+            ps.iter().map(|p| p[1]).sum::<f64>() / n,
+        ]
+    }
+}
+
+type Dds = modbot_ros::dds::DdsTransport;
+type DdsSub<M> = <Dds as Transport>::S<M>;
+
+fn watch(probe: &mut Dds, org: &Organism) -> Watch<DdsSub<ModuleState>, DdsSub<TFMessage>> {
+    let mut states = Vec::new();
+    let mut link_of = BTreeMap::new();
+    for (i, m) in org.robot.modules.iter().enumerate() {
+        states.push((
+            m.name.clone(),
+            probe
+                .subscription::<ModuleState>(&format!("{}/{}/state", org.ns, m.name), Qos::Reliable)
+                .expect("state"),
+        ));
+        link_of.insert(m.name.clone(), org.robot.link_name(i, 0));
+    }
+    Watch {
+        states,
+        tf: probe
+            .subscription::<TFMessage>(&format!("{}/tf", org.ns), Qos::Reliable)
+            .expect("tf"),
+        latest: BTreeMap::new(),
+        poses: BTreeMap::new(),
+        link_of,
+    }
+}
+
+fn caterpillar_types(n: usize) -> Vec<u16> {
+    let mut v = vec![10; n];
+    v[0] = 2;
+    v[n - 1] = 8;
+    v
+}
+
+fn types_of<S1: Sub<ModuleState>, S2: Sub<TFMessage>>(w: &Watch<S1, S2>, group: &[&str]) -> Vec<u16> {
+    group
+        .iter()
+        .map(|m| w.latest.get(*m).map_or(0, |s| s.module_type))
+        .collect()
+}
+
+/// Seed §8 on ROS: a 10-module caterpillar of module_node processes maps itself, crawls, and
+/// when its middle module's node is killed goes on as two caterpillars that each re-map
+/// themselves and move on. A malformed frame sent into a module is dropped and logged, and
+/// the module goes on.
+#[test]
+fn killing_a_module_node_splits_a_caterpillar_into_two_that_move_on() {
+    if reexec_in_netns("killing_a_module_node_splits_a_caterpillar_into_two_that_move_on") {
+        return;
+    }
+    let mut org = start("caterpillar:10", &[]);
+    let mut probe = probe("organism_probe");
+    let mut w = watch(&mut probe, &org);
+    let all: Vec<String> = org.robot.modules.iter().map(|m| m.name.clone()).collect();
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+
+    // Mapping: the seed's types 2, 10 … 10, 8, within 30 s of wall time.
+    let mapped = wait_for(Duration::from_secs(60), || {
+        w.poll();
+        (types_of(&w, &all) == caterpillar_types(10)).then_some(())
+    });
+    assert!(mapped.is_some(), "not mapped: {:?}", w.roles());
+    println!("mapped at sim time {:.1} s: {:?}", w.now(), w.roles());
+
+    // It crawls: over four wave periods (8 s) its centre moves.
+    let t0 = w.now();
+    let c0 = w.centre(&all);
+    wait_for(Duration::from_secs(60), || {
+        w.poll();
+        (w.now() >= t0 + 8.0).then_some(())
+    })
+    .expect("sim time runs");
+    let c1 = w.centre(&all);
+    let d = ((c1[0] - c0[0]).powi(2) + (c1[1] - c0[1]).powi(2)).sqrt();
+    println!("whole caterpillar: {:.1} cm in {:.1} s", d * 100.0, w.now() - t0);
+
+    assert!(d > 0.3, "the caterpillar should crawl, moved {d:.3} m");
+
+    // Garbage into m2's F connector (m1's exit topic): dropped, logged, m2 goes on.
+    let garbage = probe
+        .publisher::<HormoneFrame>(&format!("{}/m1/out/B", org.ns), Qos::Reliable)
+        .expect("garbage publisher");
+    std::thread::sleep(Duration::from_secs(1));
+    for kind in [7u8, 3] {
+        let _ = garbage.publish(HormoneFrame {
+            kind,
+            code: 0,
+            hop: 40,
+            connector: 9,
+            path: vec![],
+            data: vec![],
+        });
+    }
+    let logged = wait_for(Duration::from_secs(10), || {
+        org.nodes["m2"].log().contains("dropped").then_some(())
+    });
+    assert!(
+        logged.is_some(),
+        "m2 should log the dropped frame:\n{}",
+        org.nodes["m2"].log()
+    );
+
+    // Kill m5's node: the simulator lets it go, m4 and m6 time out on it, and the parts
+    // m1-m4 and m6-m10 map themselves as caterpillars.
+    let killed = org.nodes.remove("m5").expect("m5");
+    drop(killed);
+    let front: Vec<&str> = all[..4].to_vec();
+    let back: Vec<&str> = all[5..].to_vec();
+    let remapped = wait_for(Duration::from_secs(60), || {
+        w.poll();
+        (types_of(&w, &front) == caterpillar_types(4) && types_of(&w, &back) == caterpillar_types(5)).then_some(())
+    });
+    assert!(remapped.is_some(), "parts not re-mapped: {:?}", w.roles());
+    println!("re-mapped at sim time {:.1} s: {:?}", w.now(), w.roles());
+    assert!(
+        org.nodes["sim_node"].log().contains("`m5`"),
+        "{}",
+        org.nodes["sim_node"].log()
+    );
+
+    // Both parts move on: over six wave periods (12 s), each more than 20 cm (2.5 module
+    // lengths; measured 56 and 43 cm, the embedded simulator's own 5-module parts make
+    // about 40).
+    let t0 = w.now();
+    let (f0, b0) = (w.centre(&front), w.centre(&back));
+    wait_for(Duration::from_secs(90), || {
+        w.poll();
+        (w.now() >= t0 + 12.0).then_some(())
+    })
+    .expect("sim time runs");
+    let (f1, b1) = (w.centre(&front), w.centre(&back));
+    let dist = |a: [f64; 2], b: [f64; 2]| ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
+    let (df, db) = (dist(f0, f1), dist(b0, b1));
+    println!(
+        "after the kill: front {:.1} cm, back {:.1} cm in {:.1} s",
+        df * 100.0,
+        db * 100.0,
+        w.now() - t0
+    );
+    assert!(df > 0.2 && db > 0.2, "both parts should move on: {df:.3} m, {db:.3} m");
+    for (name, n) in org.nodes.iter_mut() {
+        assert!(n.alive(), "{name} died:\n{}", n.log());
+    }
+}
