@@ -15,6 +15,14 @@ use modbot_msgs::tf2_msgs::msg::TFMessage;
 use modbot_ros::{Pub, Qos, Sub, Transport};
 use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion};
 
+/// One organism at a time: each is a dozen processes, and two at once on a 2-core machine
+/// starve each other's clocks.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The organism's nodes as its generated launch file starts them, each its own process.
 struct Organism {
     nodes: BTreeMap<String, NodeProc>,
@@ -57,6 +65,9 @@ fn start(organism: &str, extra: &[(&str, &str)]) -> Organism {
             key
         };
         nodes.insert(key, NodeProc::spawn(bin, &args));
+        // Staggered, as a launcher does: a dozen DDS participants starting in the same
+        // millisecond race for their participant ids.
+        std::thread::sleep(Duration::from_millis(100));
     }
     Organism {
         nodes,
@@ -183,6 +194,7 @@ fn types_of<S1: Sub<ModuleState>, S2: Sub<TFMessage>>(w: &Watch<S1, S2>, group: 
 /// the module goes on.
 #[test]
 fn killing_a_module_node_splits_a_caterpillar_into_two_that_move_on() {
+    let _one = serial();
     if reexec_in_netns("killing_a_module_node_splits_a_caterpillar_into_two_that_move_on") {
         return;
     }
@@ -197,7 +209,12 @@ fn killing_a_module_node_splits_a_caterpillar_into_two_that_move_on() {
         w.poll();
         (types_of(&w, &all) == caterpillar_types(10)).then_some(())
     });
-    assert!(mapped.is_some(), "not mapped: {:?}", w.roles());
+    assert!(
+        mapped.is_some(),
+        "not mapped: {:?}\nsim_node:\n{}",
+        w.roles(),
+        org.nodes["sim_node"].log()
+    );
     println!("mapped at sim time {:.1} s: {:?}", w.now(), w.roles());
 
     // It crawls: over four wave periods (8 s) its centre moves.
@@ -211,6 +228,12 @@ fn killing_a_module_node_splits_a_caterpillar_into_two_that_move_on() {
     let c1 = w.centre(&all);
     let d = ((c1[0] - c0[0]).powi(2) + (c1[1] - c0[1]).powi(2)).sqrt();
     println!("whole caterpillar: {:.1} cm in {:.1} s", d * 100.0, w.now() - t0);
+    for (m, st) in &w.latest {
+        println!(
+            "DBG {m}: tick {} dir {} hinge {} dropped {}",
+            st.tick, st.direction, st.hinge_deg, st.dropped
+        );
+    }
 
     assert!(d > 0.3, "the caterpillar should crawl, moved {d:.3} m");
 
@@ -221,6 +244,7 @@ fn killing_a_module_node_splits_a_caterpillar_into_two_that_move_on() {
     std::thread::sleep(Duration::from_secs(1));
     for kind in [7u8, 3] {
         let _ = garbage.publish(HormoneFrame {
+            header: Default::default(),
             kind,
             code: 0,
             hop: 40,
@@ -279,4 +303,86 @@ fn killing_a_module_node_splits_a_caterpillar_into_two_that_move_on() {
     for (name, n) in org.nodes.iter_mut() {
         assert!(n.alive(), "{name} died:\n{}", n.log());
     }
+}
+
+fn roles_of<S1: Sub<ModuleState>, S2: Sub<TFMessage>>(w: &Watch<S1, S2>, group: &[&str]) -> Vec<String> {
+    group
+        .iter()
+        .map(|m| w.latest.get(*m).map_or_else(String::new, |s| s.role.clone()))
+        .collect()
+}
+
+/// Whether a group's roles are a caterpillar's: two ends, middles between.
+fn is_caterpillar(roles: &[String]) -> bool {
+    roles.iter().all(|r| r.starts_with("caterpillar")) && roles.iter().filter(|r| r.ends_with("_end")).count() == 2
+}
+
+/// Seed §8 on ROS: the V whose centre's node is killed goes on as two caterpillars; the
+/// scorpion whose tail is cut off (over sim_node's `cut` topic) leaves a 2-module tail that
+/// maps itself as a caterpillar and does not progress, while the rest maps a head.
+#[test]
+fn a_v_without_its_centre_node_and_a_cut_scorpion_tail_are_caterpillars() {
+    let _one = serial();
+    if reexec_in_netns("a_v_without_its_centre_node_and_a_cut_scorpion_tail_are_caterpillars") {
+        return;
+    }
+    {
+        let mut org = start("v:9", &[]);
+        let mut probe = probe("v_probe");
+        let mut w = watch(&mut probe, &org);
+        let mapped = wait_for(Duration::from_secs(60), || {
+            w.poll();
+            (w.latest.get("centre").map(|s| s.role.as_str()) == Some("v_centre")).then_some(())
+        });
+        assert!(mapped.is_some(), "the V did not map its centre: {:?}", w.roles());
+        drop(org.nodes.remove("centre").expect("centre"));
+        let left = ["left1", "left2", "left3", "left4"];
+        let right = ["right1", "right2", "right3", "right4"];
+        let split = wait_for(Duration::from_secs(60), || {
+            w.poll();
+            (is_caterpillar(&roles_of(&w, &left)) && is_caterpillar(&roles_of(&w, &right))).then_some(())
+        });
+        assert!(split.is_some(), "the arms are not caterpillars: {:?}", w.roles());
+        println!("V without its centre at sim time {:.1} s: {:?}", w.now(), w.roles());
+    }
+    let org = start("scorpion", &[]);
+    let mut probe = probe("scorpion_probe");
+    let mut w = watch(&mut probe, &org);
+    let mapped = wait_for(Duration::from_secs(60), || {
+        w.poll();
+        (w.latest.get("head").map(|s| s.role.as_str()) == Some("scorpion_head")
+            && w.latest.get("outer_tail").map(|s| s.role.as_str()) == Some("scorpion_outer_tail"))
+        .then_some(())
+    });
+    assert!(mapped.is_some(), "the scorpion did not map: {:?}", w.roles());
+    let cut = probe
+        .publisher::<modbot_msgs::std_msgs::msg::String>(&format!("{}/cut", org.ns), Qos::Reliable)
+        .expect("cut publisher");
+    let tail = ["inner_tail", "outer_tail"];
+    let split = wait_for(Duration::from_secs(60), || {
+        let _ = cut.publish(modbot_msgs::std_msgs::msg::String {
+            data: "head-inner_tail".into(),
+        });
+        w.poll();
+        is_caterpillar(&roles_of(&w, &tail)).then_some(())
+    });
+    assert!(split.is_some(), "the tail is not a caterpillar: {:?}", w.roles());
+    assert!(
+        org.nodes["sim_node"].log().contains("cut head-inner_tail"),
+        "{}",
+        org.nodes["sim_node"].log()
+    );
+    assert_eq!(w.latest["head"].role, "scorpion_head", "{:?}", w.roles());
+    // Too short to make a wave: under 1 cm/s over six wave periods.
+    let t0 = w.now();
+    let c0 = w.centre(&tail);
+    wait_for(Duration::from_secs(90), || {
+        w.poll();
+        (w.now() >= t0 + 12.0).then_some(())
+    })
+    .expect("sim time runs");
+    let c1 = w.centre(&tail);
+    let v = ((c1[0] - c0[0]).powi(2) + (c1[1] - c0[1]).powi(2)).sqrt() / (w.now() - t0);
+    println!("detached tail: {:.2} cm/s, roles {:?}", v * 100.0, roles_of(&w, &tail));
+    assert!(v < 0.01, "the tail progresses: {v} m/s");
 }

@@ -110,8 +110,8 @@ impl NodeConfig for ModuleNodeConfig {
     }
 }
 
-/// The message of a frame leaving through `side`.
-pub fn frame_to_msg(frame: &Frame) -> HormoneFrame {
+/// The message of a frame sent in the cycle that started at `stamp` (s).
+pub fn frame_to_msg(frame: &Frame, stamp: f64) -> HormoneFrame {
     let (kind, code) = match frame.kind {
         FrameKind::Handshake { ack: false } => (HormoneFrame::KIND_HANDSHAKE, 0),
         FrameKind::Handshake { ack: true } => (HormoneFrame::KIND_ACK, 0),
@@ -128,6 +128,10 @@ pub fn frame_to_msg(frame: &Frame) -> HormoneFrame {
         ),
     };
     HormoneFrame {
+        header: Header {
+            stamp: modbot_msgs::builtin_interfaces::msg::Time::from_secs_f64(stamp),
+            frame_id: String::new(),
+        },
         kind,
         code,
         hop: frame.hop,
@@ -207,8 +211,11 @@ pub fn sensors_from_msg(m: &ModuleSensors) -> std::result::Result<([f64; 4], f64
     Ok((m.ir, m.roll_deg, m.docked))
 }
 
-/// A module is pitched (rolled about its B-F axis) when its tilt sensor reads more than
-/// this, deg: 90° when it is, a few degrees of wobble otherwise.
+/// A module is pitched (mounted rolled 90° about its B-F axis relative to its neighbours)
+/// when its tilt sensor's mean over its first tick of readings, at rest before any wave,
+/// exceeds this, deg. The flag is latched then: pitching is how the module is mounted in the
+/// organism, not where gravity points later. A moving V rolls its arms by up to 57°, and an
+/// arm can tip onto its side, without any module being mounted differently (record 0031).
 pub const PITCHED_ROLL_DEG: f64 = 45.0;
 
 /// The node's state between cycles: the hormone module, the frames waiting for the next
@@ -216,12 +223,17 @@ pub const PITCHED_ROLL_DEG: f64 = 45.0;
 pub struct ModuleCore {
     /// The hormone controller.
     pub module: HormoneModule,
-    inbox: Vec<(Side, Frame)>,
+    /// Frames received: the cycle that sent them, the arrival side, the frame.
+    inbox: Vec<(i64, Side, Frame)>,
+    cycle_s: f64,
     ir: [f64; 4],
     docked: [bool; 4],
     sensed: bool,
     cycles: u64,
     ticks: u64,
+    /// The tilt sensor's first tick of readings (|roll|, deg), and whether they said pitched.
+    tilt: Vec<f64>,
+    pitched: bool,
     cycles_per_tick: u64,
     /// Frames dropped here (malformed, undocked side); the module counts its own refusals.
     pub dropped: u64,
@@ -233,11 +245,14 @@ impl ModuleCore {
         ModuleCore {
             module: HormoneModule::new(cfg.settings),
             inbox: Vec::new(),
+            cycle_s: cfg.tick_s / cfg.cycles_per_tick as f64,
             ir: [modbot_gaits::hormone::sensing::IR_CLEAR; 4],
             docked: [false; 4],
             sensed: false,
             cycles: 0,
             ticks: 0,
+            tilt: Default::default(),
+            pitched: false,
             cycles_per_tick: cfg.cycles_per_tick,
             dropped: 0,
         }
@@ -261,7 +276,9 @@ impl ModuleCore {
         });
         match r {
             Ok(f) => {
-                self.inbox.push((side, f));
+                let sent = (m.header.stamp.as_secs_f64() / self.cycle_s).round();
+                self.inbox
+                    .push((if sent.is_finite() { sent as i64 } else { i64::MIN }, side, f));
                 Ok(())
             }
             Err(e) => {
@@ -276,7 +293,12 @@ impl ModuleCore {
         let (ir, roll, docked) = sensors_from_msg(m).inspect_err(|_| self.dropped += 1)?;
         self.ir = ir;
         self.docked = docked;
-        self.module.set_pitched(roll.abs() > PITCHED_ROLL_DEG);
+        if self.tilt.len() < self.cycles_per_tick as usize {
+            self.tilt.push(roll.abs());
+            let mean = self.tilt.iter().sum::<f64>() / self.tilt.len() as f64;
+            self.pitched = mean > PITCHED_ROLL_DEG;
+            self.module.set_pitched(self.pitched);
+        }
         self.sensed = true;
         Ok(())
     }
@@ -299,7 +321,13 @@ impl ModuleCore {
         let tick = index % self.cycles_per_tick == 0;
         self.cycles += 1;
         self.module.sense(&self.ir);
-        let inbox = std::mem::take(&mut self.inbox);
+        // Frames sent in an earlier cycle than this one; later ones (a neighbour whose process
+        // ran its cycle first) wait for the next.
+        let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.inbox)
+            .into_iter()
+            .partition(|(sent, _, _)| *sent < index as i64);
+        self.inbox = later;
+        let inbox: Vec<(Side, Frame)> = now.into_iter().map(|(_, side, f)| (side, f)).collect();
         let out = if tick {
             self.ticks += 1;
             self.module.step(&inbox)
@@ -309,7 +337,7 @@ impl ModuleCore {
         let frames = out
             .into_iter()
             .filter(|(side, _)| self.docked[side.index()])
-            .map(|(side, f)| (side, frame_to_msg(&f)))
+            .map(|(side, f)| (side, frame_to_msg(&f, index as f64 * self.cycle_s)))
             .collect();
         (frames, tick)
     }
@@ -366,6 +394,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: ModuleNodeConfig, stop: Arc<AtomicBool>
     let cycle_s = cfg.tick_s / cfg.cycles_per_tick as f64;
     let mut throttle = Throttle::new(5.0);
     let mut started: Option<u64> = None;
+    let mut last_hello = std::time::Instant::now() - Duration::from_secs(1);
     while !stop.load(Ordering::Relaxed) {
         for (k, v) in t.param_changes() {
             t.log(
@@ -389,6 +418,12 @@ pub fn run<T: Transport>(t: &mut T, cfg: ModuleNodeConfig, stop: Arc<AtomicBool>
                     );
                 }
             }
+        }
+        if core.sensed() && core.cycles() == 0 && last_hello.elapsed() > Duration::from_millis(100) {
+            // Sensed, not cycling yet: say so to the simulator, which holds the physics
+            // until every module has (each reads its tilt at rest).
+            last_hello = std::time::Instant::now();
+            let _ = hinge.publish(Float64 { data: 0.0 });
         }
         if core.sensed() {
             let now = t.now();
@@ -439,7 +474,7 @@ mod tests {
             path: vec![(Side::B, Side::F), (Side::L, Side::B)],
             data: vec![],
         };
-        assert_eq!(frame_from_msg(&frame_to_msg(&f)).unwrap(), f);
+        assert_eq!(frame_from_msg(&frame_to_msg(&f, 1.0)).unwrap(), f);
         let h = Frame {
             kind: FrameKind::Hormone(HormoneKind::Locomotion),
             hop: 3,
@@ -447,8 +482,8 @@ mod tests {
             path: vec![],
             data: vec![45.0, 1.0],
         };
-        assert_eq!(frame_from_msg(&frame_to_msg(&h)).unwrap(), h);
-        let good = frame_to_msg(&h);
+        assert_eq!(frame_from_msg(&frame_to_msg(&h, 1.0)).unwrap(), h);
+        let good = frame_to_msg(&h, 1.0);
         for (m, field) in [
             (
                 HormoneFrame {
@@ -526,13 +561,16 @@ mod tests {
         let cfg = ModuleNodeConfig::from_params(&crate::params::defaults::<ModuleNodeConfig>()).unwrap();
         let mut c = ModuleCore::new(&cfg);
         c.sense(&docked(true, false)).unwrap();
-        let hs = frame_to_msg(&Frame {
-            kind: FrameKind::Handshake { ack: false },
-            hop: 0,
-            connector: Side::F,
-            path: vec![],
-            data: vec![],
-        });
+        let hs = frame_to_msg(
+            &Frame {
+                kind: FrameKind::Handshake { ack: false },
+                hop: 0,
+                connector: Side::F,
+                path: vec![],
+                data: vec![],
+            },
+            0.0,
+        );
         c.receive(Side::B, &hs).unwrap();
         let e = c.receive(Side::F, &hs).unwrap_err();
         assert!(e.contains("not docked"), "{e}");
@@ -554,11 +592,67 @@ mod tests {
         assert!(e.contains("`ir` F"), "{e}");
         assert_eq!(c.dropped, 4);
         // The good handshake was taken: the module answers it on B only (F is not docked).
-        let (out, tick) = c.cycle(0);
+        let (out, tick) = c.cycle(8);
         assert!(tick);
         assert!(out.iter().all(|(s, _)| *s == Side::B), "{out:?}");
         assert!(out.iter().any(|(_, m)| m.kind == HormoneFrame::KIND_ACK), "{out:?}");
         assert_eq!(c.module.map().status()[Side::B.index()], Some(Side::F));
+    }
+
+    /// A frame is handled in the first cycle after the one that sent it, never in the same
+    /// one (a neighbour whose process ran its cycle first must not speed the wave up).
+    #[test]
+    fn a_frame_waits_for_the_cycle_after_the_one_that_sent_it() {
+        let cfg = ModuleNodeConfig::from_params(&crate::params::defaults::<ModuleNodeConfig>()).unwrap();
+        let mut c = ModuleCore::new(&cfg);
+        c.sense(&docked(true, false)).unwrap();
+        let cycle_s = cfg.tick_s / cfg.cycles_per_tick as f64;
+        let hs = |ack| {
+            frame_to_msg(
+                &Frame {
+                    kind: FrameKind::Handshake { ack },
+                    hop: 0,
+                    connector: Side::F,
+                    path: vec![],
+                    data: vec![],
+                },
+                16.0 * cycle_s,
+            )
+        };
+        c.receive(Side::B, &hs(false)).unwrap();
+        let (out, _) = c.cycle(16);
+        assert!(!out.iter().any(|(_, m)| m.kind == HormoneFrame::KIND_ACK), "{out:?}");
+        let (out, _) = c.cycle(17);
+        assert!(out.iter().any(|(_, m)| m.kind == HormoneFrame::KIND_ACK), "{out:?}");
+        assert!(out.iter().all(|(_, m)| m.header.stamp.as_secs_f64() == 17.0 * cycle_s));
+    }
+
+    /// The tilt sensor: the first tick of readings (at rest) says how the module is mounted,
+    /// and later rolls (a V's arms swinging, an arm tipping over) change nothing.
+    #[test]
+    fn the_tilt_sensor_latches_the_mounting_from_the_first_tick() {
+        let cfg = ModuleNodeConfig::from_params(&crate::params::defaults::<ModuleNodeConfig>()).unwrap();
+        let feed = |c: &mut ModuleCore, roll: f64, n: usize| {
+            for _ in 0..n {
+                c.sense(&ModuleSensors {
+                    ir: [128.0; 4],
+                    roll_deg: roll,
+                    ..Default::default()
+                })
+                .unwrap();
+            }
+            c.pitched
+        };
+        let mut upright = ModuleCore::new(&cfg);
+        assert!(!feed(&mut upright, 2.0, 8));
+        assert!(
+            !feed(&mut upright, 90.0, 40),
+            "tipped over later: still mounted upright"
+        );
+        let mut pitched = ModuleCore::new(&cfg);
+        assert!(feed(&mut pitched, -89.0, 4));
+        assert!(feed(&mut pitched, -88.0, 4));
+        assert!(feed(&mut pitched, 0.0, 40));
     }
 
     #[test]

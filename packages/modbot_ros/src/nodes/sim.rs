@@ -65,6 +65,8 @@ pub struct SimNodeConfig {
     /// A module whose node has sent no hinge command for this long (sim time, s) has died:
     /// its connectors let go of its neighbours (0 = never).
     pub dead_after_s: f64,
+    /// Wall seconds the organism's physics waits for every module_node's first command.
+    pub wait_for_modules_s: f64,
 }
 
 impl NodeConfig for SimNodeConfig {
@@ -98,6 +100,11 @@ impl NodeConfig for SimNodeConfig {
                 d(1.0),
                 "organism: a module silent for this long (sim time, s) is dead and lets go of its neighbours (0: never)",
             ),
+            ParamDecl::new(
+                "wait_for_modules_s",
+                d(60.0),
+                "organism: wall seconds the physics waits for every module_node's first hinge command",
+            ),
         ]
     }
 
@@ -117,6 +124,7 @@ impl NodeConfig for SimNodeConfig {
             pitched: g.bool("pitched")?,
             no_tail: g.bool("no_tail")?,
             dead_after_s: g.f64_in("dead_after_s", 0.0, 3600.0)?,
+            wait_for_modules_s: g.f64_in("wait_for_modules_s", 0.0, 3600.0)?,
         };
         cfg.topology()?;
         cfg.scenario()?;
@@ -297,6 +305,14 @@ impl OrganismCore {
             dead_after_s,
             robot,
         })
+    }
+
+    /// The modules that have not commanded their hinge yet.
+    pub fn silent(&self) -> Vec<String> {
+        (0..self.robot.len())
+            .filter(|&i| self.hinge[i].is_some() && self.last_cmd[i].is_none())
+            .map(|i| self.robot.modules[i].name.clone())
+            .collect()
     }
 
     /// The modules' names.
@@ -563,6 +579,8 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     let substeps = (frame / core.session.sim.step_size()).round().max(1.0) as usize;
     let started = Instant::now();
     let mut throttle = Throttle::new(5.0);
+    let mut held: Option<Instant> = None;
+    let mut paused = 0.0;
     while !stop.load(Ordering::Relaxed) {
         for (k, v) in t.param_changes() {
             t.log(
@@ -594,8 +612,26 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
         if let Some(io) = &org_io {
             io.take(t, &mut core, &mut throttle);
         }
-        core.advance(substeps)
-            .map_err(|e| RosError::Node(format!("simulation stopped: {e}")))?;
+        // An organism's physics waits (its clock held at 0) until every module_node has
+        // commanded its hinge once, at most `wait_for_modules_s` of wall time: each module
+        // reads its tilt sensor at rest (record 0031).
+        let waiting = match &core.organism {
+            Some(org) if started.elapsed().as_secs_f64() < cfg.wait_for_modules_s => org.silent(),
+            _ => Vec::new(),
+        };
+        if waiting.is_empty() {
+            if held.take().is_some() {
+                t.log(Level::Info, "every module has commanded: physics runs");
+            }
+            core.advance(substeps)
+                .map_err(|e| RosError::Node(format!("simulation stopped: {e}")))?;
+        } else {
+            held.get_or_insert_with(Instant::now);
+            let msg = format!("holding physics for the module_nodes of {}", waiting.join(", "));
+            throttle.log(t, "holding", Level::Info, &msg);
+            std::thread::sleep(Duration::from_secs_f64(frame));
+            paused += frame;
+        }
         if let Some(io) = &org_io {
             io.publish(t, &mut core)?;
         }
@@ -611,7 +647,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
             let _ = c.publish(Clock { clock: core.stamp() });
         }
         if cfg.real_time_factor > 0.0 {
-            let due = Duration::from_secs_f64(core.session.sim.time() / cfg.real_time_factor);
+            let due = Duration::from_secs_f64(core.session.sim.time() / cfg.real_time_factor + paused);
             let el = started.elapsed();
             if due > el {
                 std::thread::sleep(due - el);
