@@ -11,8 +11,9 @@
 //!
 //! Time: execution cycles of `tick_s / cycles_per_tick` on the node's clock (`/clock` with
 //! `use_sim_time`, so every module of a simulated organism cycles in step with the physics);
-//! the first cycle of each tick is the tick. A frame is handled in the first cycle after it
-//! arrived, as on the in-process bus (record 0029). Frames pass only through docked
+//! every 8th cycle of the clock is a tick. A frame carries the start of the sender's cycle
+//! and is handled in the receiver's first cycle that starts later, as on the in-process bus
+//! (records 0029, 0031). Frames pass only through docked
 //! connectors. A malformed frame (unknown kind or code, a side code out of range, a hop count
 //! over the limit, a path that does not match its hops) or a sensor message with a reading
 //! out of range is dropped and logged, at most one line per kind every 5 s.
@@ -226,6 +227,8 @@ pub struct ModuleCore {
     /// Frames received: the cycle that sent them, the arrival side, the frame.
     inbox: Vec<(i64, Side, Frame)>,
     cycle_s: f64,
+    /// The clock's current cycle.
+    clock: i64,
     ir: [f64; 4],
     docked: [bool; 4],
     sensed: bool,
@@ -246,6 +249,7 @@ impl ModuleCore {
             module: HormoneModule::new(cfg.settings),
             inbox: Vec::new(),
             cycle_s: cfg.tick_s / cfg.cycles_per_tick as f64,
+            clock: 0,
             ir: [modbot_gaits::hormone::sensing::IR_CLEAR; 4],
             docked: [false; 4],
             sensed: false,
@@ -277,8 +281,21 @@ impl ModuleCore {
         match r {
             Ok(f) => {
                 let sent = (m.header.stamp.as_secs_f64() / self.cycle_s).round();
-                self.inbox
-                    .push((if sent.is_finite() { sent as i64 } else { i64::MIN }, side, f));
+                // A neighbour on the same clock is at most a cycle or two ahead; a frame from
+                // further ahead (another clock, a forged stamp) would wait for ever.
+                if !(sent.is_finite() && sent <= (self.clock + 2) as f64) {
+                    self.dropped += 1;
+                    return Err(format!(
+                        "`header.stamp` = {:.3} s is cycle {sent}, ahead of this module's clock (cycle {}): is the sender on the same clock (use_sim_time)?",
+                        m.header.stamp.as_secs_f64(),
+                        self.clock
+                    ));
+                }
+                if self.inbox.len() >= MAX_INBOX {
+                    self.dropped += 1;
+                    return Err(format!("{MAX_INBOX} frames already wait for the next cycle"));
+                }
+                self.inbox.push((sent as i64, side, f));
                 Ok(())
             }
             Err(e) => {
@@ -306,6 +323,16 @@ impl ModuleCore {
     /// Whether sensing has arrived (a module does nothing before it knows its connectors).
     pub fn sensed(&self) -> bool {
         self.sensed
+    }
+
+    /// Whether the tilt sensor's first tick of readings is in (the mounting is known).
+    pub fn tilt_read(&self) -> bool {
+        self.tilt.len() >= self.cycles_per_tick as usize
+    }
+
+    /// The clock's current cycle (frames stamped further ahead are refused).
+    pub fn set_clock(&mut self, cycle: i64) {
+        self.clock = cycle;
     }
 
     /// Execution cycles run.
@@ -364,8 +391,12 @@ impl ModuleCore {
     }
 }
 
+/// Most frames waiting for the next cycle: four connectors' worth of several cycles (a tick
+/// sends at most a handful per side).
+const MAX_INBOX: usize = 256;
+
 /// Most cycles a node catches up in one go; beyond it (a clock jump) it skips ahead.
-const MAX_CATCH_UP: u64 = 16;
+const MAX_CATCH_UP: i64 = 16;
 
 /// Runs module_node until `stop` is set.
 pub fn run<T: Transport>(t: &mut T, cfg: ModuleNodeConfig, stop: Arc<AtomicBool>) -> Result<()> {
@@ -393,7 +424,8 @@ pub fn run<T: Transport>(t: &mut T, cfg: ModuleNodeConfig, stop: Arc<AtomicBool>
     );
     let cycle_s = cfg.tick_s / cfg.cycles_per_tick as f64;
     let mut throttle = Throttle::new(5.0);
-    let mut started: Option<u64> = None;
+    // This module's cycle k is the clock's cycle offset + k.
+    let mut offset: Option<i64> = None;
     let mut last_hello = std::time::Instant::now() - Duration::from_secs(1);
     while !stop.load(Ordering::Relaxed) {
         for (k, v) in t.param_changes() {
@@ -407,6 +439,9 @@ pub fn run<T: Transport>(t: &mut T, cfg: ModuleNodeConfig, stop: Arc<AtomicBool>
                 throttle.log(t, "sensors", Level::Warn, &format!("sensors dropped: {e}"));
             }
         }
+        let now = t.now();
+        let due = (now / cycle_s).floor().max(0.0) as i64;
+        core.set_clock(due);
         for (side, sub) in Side::ALL.into_iter().zip(&ins) {
             while let Some(m) = sub.take() {
                 if let Err(e) = m.and_then(|m| core.receive(side, &m)) {
@@ -419,17 +454,18 @@ pub fn run<T: Transport>(t: &mut T, cfg: ModuleNodeConfig, stop: Arc<AtomicBool>
                 }
             }
         }
-        if core.sensed() && core.cycles() == 0 && last_hello.elapsed() > Duration::from_millis(100) {
-            // Sensed, not cycling yet: say so to the simulator, which holds the physics
-            // until every module has (each reads its tilt at rest).
+        if core.tilt_read() && core.cycles() == 0 && last_hello.elapsed() > Duration::from_millis(100) {
+            // Sensed and its tilt read, not cycling yet: say so to the simulator, which holds
+            // the physics until every module has (each reads its tilt at rest).
             last_hello = std::time::Instant::now();
             let _ = hinge.publish(Float64 { data: 0.0 });
         }
-        if core.sensed() {
-            let now = t.now();
-            let due = (now / cycle_s).floor().max(0.0) as u64;
-            let first = *started.get_or_insert(due);
-            let mut owed = due.saturating_sub(first + core.cycles());
+        if core.tilt_read() {
+            // This module's cycle k is the clock's cycle off + k; the cycles owed are the
+            // clock's cycles from the next one up to (not including) `due`, which runs on.
+            let cycles = core.cycles() as i64;
+            let off = offset.get_or_insert(due);
+            let mut owed = due - (*off + cycles);
             if owed > MAX_CATCH_UP {
                 throttle.log(
                     t,
@@ -437,11 +473,20 @@ pub fn run<T: Transport>(t: &mut T, cfg: ModuleNodeConfig, stop: Arc<AtomicBool>
                     Level::Warn,
                     &format!("{owed} cycles behind the clock: skipping ahead"),
                 );
-                started = Some(due - core.cycles() - 1);
+                *off = due - 1 - cycles;
                 owed = 1;
+            } else if owed < -1 {
+                throttle.log(
+                    t,
+                    "back",
+                    Level::Warn,
+                    &format!("the clock went back {} cycles: following it", -owed),
+                );
+                *off = due - cycles;
+                owed = 0;
             }
-            for _ in 0..owed {
-                let index = first + core.cycles();
+            for _ in 0..owed.max(0) {
+                let index = (*off + core.cycles() as i64).max(0) as u64;
                 let (frames, tick) = core.cycle(index);
                 for (side, m) in frames {
                     if let Err(e) = outs[side.index()].publish(m) {
@@ -619,7 +664,16 @@ mod tests {
                 16.0 * cycle_s,
             )
         };
+        c.set_clock(16);
         c.receive(Side::B, &hs(false)).unwrap();
+        // A stamp from a clock far ahead is refused, naming the field.
+        let mut future = hs(false);
+        future.header.stamp = modbot_msgs::builtin_interfaces::msg::Time {
+            sec: i32::MAX,
+            nanosec: 0,
+        };
+        let e = c.receive(Side::B, &future).unwrap_err();
+        assert!(e.contains("`header.stamp`"), "{e}");
         let (out, _) = c.cycle(16);
         assert!(!out.iter().any(|(_, m)| m.kind == HormoneFrame::KIND_ACK), "{out:?}");
         let (out, _) = c.cycle(17);

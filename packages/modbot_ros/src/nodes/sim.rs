@@ -382,11 +382,12 @@ impl OrganismCore {
     }
 
     /// Modules silent for `dead_after_s` die: their connections are cut (their connectors let
-    /// go, record 0031). Returns the names of those that died now.
-    pub fn reap(&mut self, session: &mut SimSession, now: f64) -> std::result::Result<Vec<String>, String> {
+    /// go, record 0031). Returns the names of those that died now, and the cuts that failed.
+    pub fn reap(&mut self, session: &mut SimSession, now: f64) -> (Vec<String>, Vec<String>) {
         let mut died = Vec::new();
+        let mut failed = Vec::new();
         if self.dead_after_s <= 0.0 {
-            return Ok(died);
+            return (died, failed);
         }
         for i in 0..self.robot.len() {
             let silent = self.last_cmd[i].is_some_and(|t| now - t > self.dead_after_s);
@@ -396,13 +397,24 @@ impl OrganismCore {
             self.alive[i] = false;
             for e in 0..self.robot.edges.len() {
                 let edge = &self.robot.edges[e];
-                if (edge.a == i || edge.b == i) && !self.cut[e] {
-                    self.cut_edge(session, e)?;
+                if (edge.a == i || edge.b == i)
+                    && !self.cut[e]
+                    && let Err(why) = self.cut_edge(session, e)
+                {
+                    failed.push(why);
                 }
             }
             died.push(self.robot.modules[i].name.clone());
         }
-        Ok(died)
+        (died, failed)
+    }
+
+    /// The physics starts: a module that has not commanded yet counts as having commanded
+    /// now, so it is reaped if it stays silent.
+    pub fn release(&mut self, now: f64) {
+        for t in self.last_cmd.iter_mut() {
+            t.get_or_insert(now);
+        }
     }
 
     /// Module `i`'s sensing now.
@@ -514,7 +526,11 @@ impl<T: Transport> OrganismIo<T> {
         let Some(org) = organism.as_mut() else {
             return Ok(());
         };
-        for name in org.reap(session, now).map_err(RosError::Node)? {
+        let (died, failed) = org.reap(session, now);
+        for why in failed {
+            t.log(Level::Error, &format!("letting a dead module go: {why}"));
+        }
+        for name in died {
             t.log(
                 Level::Warn,
                 &format!(
@@ -580,6 +596,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     let started = Instant::now();
     let mut throttle = Throttle::new(5.0);
     let mut held: Option<Instant> = None;
+    let mut released = false;
     let mut paused = 0.0;
     while !stop.load(Ordering::Relaxed) {
         for (k, v) in t.param_changes() {
@@ -620,8 +637,25 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
             _ => Vec::new(),
         };
         if waiting.is_empty() {
-            if held.take().is_some() {
-                t.log(Level::Info, "every module has commanded: physics runs");
+            if held.take().is_some() || !released {
+                let now = core.session.sim.time();
+                if let Some(org) = core.organism.as_mut() {
+                    let silent = org.silent();
+                    org.release(now);
+                    if silent.is_empty() {
+                        t.log(Level::Info, "every module has commanded: physics runs");
+                    } else {
+                        t.log(
+                            Level::Warn,
+                            &format!(
+                                "physics runs without the module_nodes of {} (waited {} s)",
+                                silent.join(", "),
+                                cfg.wait_for_modules_s
+                            ),
+                        );
+                    }
+                }
+                released = true;
             }
             core.advance(substeps)
                 .map_err(|e| RosError::Node(format!("simulation stopped: {e}")))?;
