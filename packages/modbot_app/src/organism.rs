@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use modbot_core::{ModuleCatalog, Scenario, Topology};
+use modbot_gaits::hormone::sensing::{IR_CLEAR, not_a_reading};
 use modbot_gaits::hormone::{Bus, HormoneSettings, Side};
 use modbot_gaits::{Controller, JointTarget, Observation};
 use modbot_sim::sensors::IrSensor;
@@ -44,10 +45,8 @@ pub fn parse_thresholds(text: &str) -> Result<[f64; 4]> {
         .collect::<Option<Vec<f64>>>()
         .and_then(|v| v.try_into().ok())
         .ok_or_else(|| bad("expected four numbers B,F,R,L, e.g. 110,110,40,40"))?;
-    for (side, v) in ["B", "F", "R", "L"].into_iter().zip([b, f, r, l]) {
-        if !(v.is_finite() && (0.0..=128.0).contains(&v)) {
-            return Err(bad(&format!("side {side}: {v} is not a reading from 0 to 128")));
-        }
+    if let Some((side, v)) = not_a_reading(&[b, f, r, l]) {
+        return Err(bad(&format!("side {side}: {v} is not a reading from 0 to 128")));
     }
     Ok([b, f, r, l])
 }
@@ -111,11 +110,7 @@ impl HormoneController {
         let hinge = (0..robot.len())
             .map(|i| joints.iter().position(|j| j.module == i))
             .collect();
-        let ir = robot
-            .modules
-            .iter()
-            .map(|m| Side::ALL.map(|s| format!("ir/{}/{s}", m.name)))
-            .collect();
+        let ir = ir_names(robot);
         Ok(HormoneController {
             bus,
             hinge,
@@ -160,8 +155,7 @@ impl Controller for HormoneController {
         while (self.scans + 1) as f64 * scan_s <= self.clock + 1e-9 {
             self.scans += 1;
             for (i, names) in self.ir.iter().enumerate() {
-                let read = |n: &String| obs.sensors.get(n).and_then(|v| v.first().copied()).unwrap_or(128.0);
-                let r = [read(&names[0]), read(&names[1]), read(&names[2]), read(&names[3])];
+                let r = ir_of(obs.sensors, names);
                 // Joined sides read near 0 (covered); only open ones count as "seen".
                 if let Some(m) = self.bus.module(i) {
                     for (k, v) in r.iter().enumerate() {
@@ -321,10 +315,7 @@ fn check_faults(robot: &Topology, faults: &[Fault], seconds: f64, period: f64) -
         match f {
             Fault::Cut { a, b, .. } => {
                 let (ia, ib) = (module(a)?, module(b)?);
-                let e = robot
-                    .edges
-                    .iter()
-                    .position(|e| (e.a, e.b) == (ia, ib) || (e.a, e.b) == (ib, ia))
+                let e = edge_between(robot, ia, ib)
                     .ok_or_else(|| AppError::BadInput(format!("--cut: modules `{a}` and `{b}` are not joined")))?;
                 breaks.edges.push(e);
             }
@@ -431,7 +422,6 @@ pub fn run_organism(
     let mut samples = out.samples;
     let mut cut = vec![false; robot.edges.len()];
     let mut alive = vec![true; robot.len()];
-    let joint_names: Vec<String> = session.robot.model.joints.iter().map(|j| j.name.clone()).collect();
     let module_links: Vec<Vec<usize>> = (0..robot.len())
         .map(|i| {
             (0..robot.kind_of(i).links.len())
@@ -449,13 +439,8 @@ pub fn run_organism(
             if std::mem::replace(&mut cut[e], true) {
                 continue;
             }
+            cut_edge(&mut session, e)?;
             let edge = &robot.edges[e];
-            let (na, nb) = (&robot.modules[edge.a].name, &robot.modules[edge.b].name);
-            let joint = [format!("{na}_to_{nb}"), format!("{nb}_to_{na}")]
-                .into_iter()
-                .find(|j| joint_names.contains(j))
-                .ok_or_else(|| AppError::BadInput(format!("no fixed joint joins `{na}` and `{nb}`")))?;
-            session.sim.cut(0, &joint)?;
             let side: Side = edge
                 .a_port
                 .parse()
@@ -746,6 +731,47 @@ impl OrganismSpec {
             catalog,
         )?)
     }
+}
+
+/// The connection (edge index) between modules `a` and `b`, either way round.
+pub fn edge_between(robot: &Topology, a: usize, b: usize) -> Option<usize> {
+    robot
+        .edges
+        .iter()
+        .position(|e| (e.a, e.b) == (a, b) || (e.a, e.b) == (b, a))
+}
+
+/// Cuts connection `e` of `session`'s robot (robot 0) in the simulator: its fixed joint
+/// `<a>_to_<b>` goes and the robot splits there (record 0030).
+pub fn cut_edge(session: &mut SimSession, e: usize) -> Result<()> {
+    let robot = &session.topology;
+    let edge = robot
+        .edges
+        .get(e)
+        .ok_or_else(|| AppError::BadInput(format!("no connection {e}")))?;
+    let (na, nb) = (&robot.modules[edge.a].name, &robot.modules[edge.b].name);
+    let joint = [format!("{na}_to_{nb}"), format!("{nb}_to_{na}")]
+        .into_iter()
+        .find(|j| session.robot.model.joints.iter().any(|k| &k.name == j))
+        .ok_or_else(|| AppError::BadInput(format!("no fixed joint joins `{na}` and `{nb}`")))?;
+    session.sim.cut(0, &joint)?;
+    Ok(())
+}
+
+/// Each module's IR sensor names, B F R L (as [`ir_sensors`] names them).
+pub fn ir_names(robot: &Topology) -> Vec<[String; 4]> {
+    robot
+        .modules
+        .iter()
+        .map(|m| Side::ALL.map(|s| format!("ir/{}/{s}", m.name)))
+        .collect()
+}
+
+/// A module's four IR readings (B F R L) out of the simulator's sensor readings by name;
+/// 128 (clear) for one it does not have.
+pub fn ir_of(readings: &std::collections::BTreeMap<String, Vec<f64>>, names: &[String; 4]) -> [f64; 4] {
+    let read = |n: &String| readings.get(n).and_then(|v| v.first().copied()).unwrap_or(IR_CLEAR);
+    [read(&names[0]), read(&names[1]), read(&names[2]), read(&names[3])]
 }
 
 /// Whether an organism is given as a robot file rather than by name.

@@ -87,26 +87,32 @@ fn straight_line_speeds_are_in_the_seeds_order() {
     );
 }
 
-#[test]
-fn bad_run_lengths_are_refused() {
+/// Why a 4-module caterpillar on flat ground refuses to run for `seconds` with `faults`
+/// ("" when it runs).
+fn refusal(seconds: f64, faults: &[Fault]) -> String {
     let spec = OrganismSpec::parse("caterpillar:4", false, false).unwrap_or_else(|e| panic!("{e}"));
     let robot = spec
         .topology(&ModuleCatalog::builtin())
         .unwrap_or_else(|e| panic!("{e}"));
     let world = load_world(None).unwrap_or_else(|e| panic!("{e}"));
+    run_organism(
+        &robot,
+        &world,
+        seconds,
+        faults,
+        HormoneSettings::default(),
+        &EvalOptions::default(),
+        &mut |_, _| {},
+    )
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default()
+}
+
+#[test]
+fn bad_run_lengths_are_refused() {
     for s in [1.0, f64::NAN, 1e9] {
-        let e = run_organism(
-            &robot,
-            &world,
-            s,
-            &[],
-            HormoneSettings::default(),
-            &EvalOptions::default(),
-            &mut |_, _| {},
-        )
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+        let e = refusal(s, &[]);
         assert!(e.contains("--seconds"), "{s}: {e}");
     }
 }
@@ -181,11 +187,6 @@ fn a_v_without_its_centre_and_a_detached_tail_are_caterpillars() {
 /// Faults naming what is not there, or falling off the wave periods, are refused.
 #[test]
 fn bad_faults_are_refused() {
-    let spec = OrganismSpec::parse("caterpillar:4", false, false).unwrap_or_else(|e| panic!("{e}"));
-    let robot = spec
-        .topology(&ModuleCatalog::builtin())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let world = load_world(None).unwrap_or_else(|e| panic!("{e}"));
     for (fault, text) in [
         (Fault::parse_cut("20:m1-m3"), "not joined"),
         (Fault::parse_cut("20:m1-m9"), "no module `m9`"),
@@ -194,18 +195,7 @@ fn bad_faults_are_refused() {
         (Fault::parse_remove("38:m2"), "whole number"),
     ] {
         let fault = fault.unwrap_or_else(|e| panic!("{e}"));
-        let e = run_organism(
-            &robot,
-            &world,
-            40.0,
-            &[fault],
-            HormoneSettings::default(),
-            &EvalOptions::default(),
-            &mut |_, _| {},
-        )
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+        let e = refusal(40.0, &[fault]);
         assert!(e.contains(text), "{text}: {e}");
     }
     for bad in ["m1-m2", "x:m1-m2", "inf:m1-m2", "20:m1"] {

@@ -47,6 +47,17 @@ pub mod nodes {
         Some(C::from_params(&map))
     }
 
+    /// Logs each parameter change the parameter service accepted since the last call: a node
+    /// that reads its parameters only at start applies them at the next.
+    pub(crate) fn warn_next_start<T: crate::transport::Transport>(t: &mut T) {
+        for (k, v) in t.param_changes() {
+            t.log(
+                crate::transport::Level::Warn,
+                &format!("parameter `{k}` = {v:?} takes effect at the next start"),
+            );
+        }
+    }
+
     /// The `modules_file` parameter (see [`module_catalog`]).
     pub(crate) fn modules_file_decl() -> ParamDecl {
         ParamDecl {

@@ -136,6 +136,27 @@ impl<S1: Sub<ModuleState>, S2: Sub<TFMessage>> Watch<S1, S2> {
         self.poses.values().map(|p| p.0).fold(0.0, f64::max)
     }
 
+    /// How far each group's centre moves over `seconds` of sim time (m), waiting at most
+    /// `wall` seconds, and the sim time that passed.
+    fn moved(&mut self, groups: &[&[&str]], seconds: f64, wall: u64) -> (Vec<f64>, f64) {
+        let t0 = self.now();
+        let start: Vec<[f64; 2]> = groups.iter().map(|g| self.centre(g)).collect();
+        wait_for(Duration::from_secs(wall), || {
+            self.poll();
+            (self.now() >= t0 + seconds).then_some(())
+        })
+        .expect("sim time runs");
+        let moved = groups
+            .iter()
+            .zip(start)
+            .map(|(g, a)| {
+                let b = self.centre(g);
+                ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt()
+            })
+            .collect();
+        (moved, self.now() - t0)
+    }
+
     /// Centre of a group of modules, m.
     fn centre(&self, group: &[&str]) -> [f64; 2] {
         let ps: Vec<[f64; 2]> = group.iter().filter_map(|m| self.poses.get(*m).map(|p| p.1)).collect();
@@ -218,16 +239,9 @@ fn killing_a_module_node_splits_a_caterpillar_into_two_that_move_on() {
     println!("mapped at sim time {:.1} s: {:?}", w.now(), w.roles());
 
     // It crawls: over four wave periods (8 s) its centre moves.
-    let t0 = w.now();
-    let c0 = w.centre(&all);
-    wait_for(Duration::from_secs(60), || {
-        w.poll();
-        (w.now() >= t0 + 8.0).then_some(())
-    })
-    .expect("sim time runs");
-    let c1 = w.centre(&all);
-    let d = ((c1[0] - c0[0]).powi(2) + (c1[1] - c0[1]).powi(2)).sqrt();
-    println!("whole caterpillar: {:.1} cm in {:.1} s", d * 100.0, w.now() - t0);
+    let (moved, dt) = w.moved(&[&all], 8.0, 60);
+    let d = moved[0];
+    println!("whole caterpillar: {:.1} cm in {dt:.1} s", d * 100.0);
     assert!(d > 0.3, "the caterpillar should crawl, moved {d:.3} m");
 
     // Garbage into m2's F connector (m1's exit topic): dropped, logged, m2 goes on.
@@ -278,21 +292,12 @@ fn killing_a_module_node_splits_a_caterpillar_into_two_that_move_on() {
     // Both parts move on: over six wave periods (12 s), each more than 20 cm (2.5 module
     // lengths; measured 56 and 43 cm, the embedded simulator's own 5-module parts make
     // about 40).
-    let t0 = w.now();
-    let (f0, b0) = (w.centre(&front), w.centre(&back));
-    wait_for(Duration::from_secs(90), || {
-        w.poll();
-        (w.now() >= t0 + 12.0).then_some(())
-    })
-    .expect("sim time runs");
-    let (f1, b1) = (w.centre(&front), w.centre(&back));
-    let dist = |a: [f64; 2], b: [f64; 2]| ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
-    let (df, db) = (dist(f0, f1), dist(b0, b1));
+    let (moved, dt) = w.moved(&[&front, &back], 12.0, 90);
+    let (df, db) = (moved[0], moved[1]);
     println!(
-        "after the kill: front {:.1} cm, back {:.1} cm in {:.1} s",
+        "after the kill: front {:.1} cm, back {:.1} cm in {dt:.1} s",
         df * 100.0,
-        db * 100.0,
-        w.now() - t0
+        db * 100.0
     );
     assert!(df > 0.2 && db > 0.2, "both parts should move on: {df:.3} m, {db:.3} m");
     for (name, n) in org.nodes.iter_mut() {
@@ -369,15 +374,8 @@ fn a_v_without_its_centre_node_and_a_cut_scorpion_tail_are_caterpillars() {
     );
     assert_eq!(w.latest["head"].role, "scorpion_head", "{:?}", w.roles());
     // Too short to make a wave: under 1 cm/s over six wave periods.
-    let t0 = w.now();
-    let c0 = w.centre(&tail);
-    wait_for(Duration::from_secs(90), || {
-        w.poll();
-        (w.now() >= t0 + 12.0).then_some(())
-    })
-    .expect("sim time runs");
-    let c1 = w.centre(&tail);
-    let v = ((c1[0] - c0[0]).powi(2) + (c1[1] - c0[1]).powi(2)).sqrt() / (w.now() - t0);
+    let (moved, dt) = w.moved(&[&tail], 12.0, 90);
+    let v = moved[0] / dt;
     println!("detached tail: {:.2} cm/s, roles {:?}", v * 100.0, roles_of(&w, &tail));
     assert!(v < 0.01, "the tail progresses: {v} m/s");
 }

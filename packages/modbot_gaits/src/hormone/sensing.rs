@@ -9,6 +9,15 @@ pub const RING: usize = 10;
 /// A clear reading.
 pub const IR_CLEAR: f64 = 128.0;
 
+/// The first of a module's four values (B, F, R, L) that is not an IR reading, finite and
+/// 0 … 128: its side and the value (readings and thresholds are checked alike).
+pub fn not_a_reading(values: &[f64; 4]) -> Option<(Side, f64)> {
+    Side::ALL
+        .into_iter()
+        .zip(*values)
+        .find(|(_, v)| !(v.is_finite() && (0.0..=IR_CLEAR).contains(v)))
+}
+
 /// One side's buffer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct IrRing {

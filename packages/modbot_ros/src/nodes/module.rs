@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use modbot_gaits::hormone::sensing::not_a_reading;
 use modbot_gaits::hormone::{Frame, FrameKind, HormoneKind, HormoneModule, HormoneSettings, Side};
 use modbot_msgs::modbot_msgs::msg::{HormoneFrame, ModuleSensors, ModuleState};
 use modbot_msgs::std_msgs::msg::{Float64, Header};
@@ -79,12 +80,10 @@ impl NodeConfig for ModuleNodeConfig {
             })?,
             _ => return Err("parameter `ir_threshold` must be an array of 4 numbers (B, F, R, L)".into()),
         };
-        for (side, v) in ["B", "F", "R", "L"].iter().zip(ir) {
-            if !(v.is_finite() && (0.0..=128.0).contains(&v)) {
-                return Err(format!(
-                    "parameter `ir_threshold`: side {side} = {v} is not a reading from 0 to 128"
-                ));
-            }
+        if let Some((side, v)) = not_a_reading(&ir) {
+            return Err(format!(
+                "parameter `ir_threshold`: side {side} = {v} is not a reading from 0 to 128"
+            ));
         }
         let int_in = |k: &str, lo: i64, hi: i64| -> std::result::Result<i64, String> {
             match p.get(k) {
@@ -201,10 +200,8 @@ pub fn frame_from_msg(m: &HormoneFrame) -> std::result::Result<Frame, String> {
 
 /// What a module senses, checked: IR readings 0 … 128, a finite tilt.
 pub fn sensors_from_msg(m: &ModuleSensors) -> std::result::Result<([f64; 4], f64, [bool; 4]), String> {
-    for (side, v) in ["B", "F", "R", "L"].iter().zip(m.ir) {
-        if !(v.is_finite() && (0.0..=128.0).contains(&v)) {
-            return Err(format!("`ir` {side} = {v} is not a reading from 0 to 128"));
-        }
+    if let Some((side, v)) = not_a_reading(&m.ir) {
+        return Err(format!("`ir` {side} = {v} is not a reading from 0 to 128"));
     }
     if !(m.roll_deg.is_finite() && m.roll_deg.abs() <= 180.0) {
         return Err(format!("`roll_deg` = {} is not an angle from -180 to 180", m.roll_deg));
@@ -320,11 +317,6 @@ impl ModuleCore {
         Ok(())
     }
 
-    /// Whether sensing has arrived (a module does nothing before it knows its connectors).
-    pub fn sensed(&self) -> bool {
-        self.sensed
-    }
-
     /// Whether the tilt sensor's first tick of readings is in (the mounting is known).
     pub fn tilt_read(&self) -> bool {
         self.tilt.len() >= self.cycles_per_tick as usize
@@ -381,13 +373,9 @@ impl ModuleCore {
             map_nodes: self.module.map().nodes() as u32,
             direction: self.module.direction(),
             hinge_deg: self.module.hinge_deg(),
-            tick: self.module_tick(),
+            tick: self.ticks,
             dropped: self.dropped + self.module.refused().0,
         }
-    }
-
-    fn module_tick(&self) -> u64 {
-        self.ticks
     }
 }
 
@@ -428,12 +416,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: ModuleNodeConfig, stop: Arc<AtomicBool>
     let mut offset: Option<i64> = None;
     let mut last_hello = std::time::Instant::now() - Duration::from_secs(1);
     while !stop.load(Ordering::Relaxed) {
-        for (k, v) in t.param_changes() {
-            t.log(
-                Level::Warn,
-                &format!("parameter `{k}` = {v:?} takes effect at the next start"),
-            );
-        }
+        super::warn_next_start(t);
         while let Some(m) = sensors.take() {
             if let Err(e) = m.and_then(|m| core.sense(&m)) {
                 throttle.log(t, "sensors", Level::Warn, &format!("sensors dropped: {e}"));

@@ -196,12 +196,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: PlannerNodeConfig, stop: Arc<AtomicBool
         throttle: Throttle::new(5.0),
     };
     while !stop.load(Ordering::Relaxed) {
-        for (k, v) in t.param_changes() {
-            t.log(
-                Level::Warn,
-                &format!("parameter `{k}` = {v:?} takes effect at the next start"),
-            );
-        }
+        super::warn_next_start(t);
         while let Some(m) = map_sub.take() {
             n.on_map(t, m);
         }

@@ -275,6 +275,10 @@ pub struct OrganismCore {
     hinge: Vec<Option<String>>,
     /// Per module: the simulator's index of its back half (the tilt sensor's link).
     back: Vec<Option<usize>>,
+    /// Per module: its IR sensors' names, B F R L.
+    ir: Vec<[String; 4]>,
+    /// Per module and side (B F R L): the connection made there.
+    port_edge: Vec<[Option<usize>; 4]>,
     /// Per connection (the robot's edges): cut.
     cut: Vec<bool>,
     /// Per module: not dead.
@@ -299,6 +303,16 @@ impl OrganismCore {
                 .map(|i| joints.iter().find(|j| j.module == i).map(|j| j.name.clone()))
                 .collect(),
             back: (0..n).map(|i| session.sim.link_index(&robot.link_name(i, 0))).collect(),
+            ir: modbot_app::organism::ir_names(&robot),
+            port_edge: (0..n)
+                .map(|i| {
+                    Side::ALL.map(|s| {
+                        robot.edges.iter().position(|e| {
+                            (e.a == i && e.a_port == s.to_string()) || (e.b == i && e.b_port == s.to_string())
+                        })
+                    })
+                })
+                .collect(),
             cut: vec![false; robot.edges.len()],
             alive: vec![true; n],
             last_cmd: vec![None; n],
@@ -331,9 +345,6 @@ impl OrganismCore {
         if !self.alive.get(i).copied().unwrap_or(false) {
             return Err(format!("module {i} is dead"));
         }
-        if !rad.is_finite() {
-            return Err(format!("`data` = {rad} is not finite"));
-        }
         let Some(joint) = &self.hinge[i] else {
             return Err(format!("module `{}` has no hinge", self.robot.modules[i].name));
         };
@@ -355,11 +366,7 @@ impl OrganismCore {
                 .ok_or_else(|| format!("`{text}`: no module `{}`", n.trim()))
         };
         let (ia, ib) = (find(a)?, find(b)?);
-        let e = self
-            .robot
-            .edges
-            .iter()
-            .position(|e| (e.a, e.b) == (ia, ib) || (e.a, e.b) == (ib, ia))
+        let e = modbot_app::organism::edge_between(&self.robot, ia, ib)
             .ok_or_else(|| format!("`{text}`: the modules are not joined"))?;
         if self.cut[e] {
             return Err(format!("`{text}`: already cut"));
@@ -369,14 +376,7 @@ impl OrganismCore {
     }
 
     fn cut_edge(&mut self, session: &mut SimSession, e: usize) -> std::result::Result<(), String> {
-        let edge = &self.robot.edges[e];
-        let (na, nb) = (&self.robot.modules[edge.a].name, &self.robot.modules[edge.b].name);
-        let names: Vec<&str> = session.robot.model.joints.iter().map(|j| j.name.as_str()).collect();
-        let joint = [format!("{na}_to_{nb}"), format!("{nb}_to_{na}")]
-            .into_iter()
-            .find(|j| names.contains(&j.as_str()))
-            .ok_or_else(|| format!("no fixed joint joins `{na}` and `{nb}`"))?;
-        session.sim.cut(0, &joint).map_err(|e| e.to_string())?;
+        modbot_app::organism::cut_edge(session, e).map_err(|e| e.to_string())?;
         self.cut[e] = true;
         Ok(())
     }
@@ -395,10 +395,8 @@ impl OrganismCore {
                 continue;
             }
             self.alive[i] = false;
-            for e in 0..self.robot.edges.len() {
-                let edge = &self.robot.edges[e];
-                if (edge.a == i || edge.b == i)
-                    && !self.cut[e]
+            for e in self.port_edge[i].into_iter().flatten() {
+                if !self.cut[e]
                     && let Err(why) = self.cut_edge(session, e)
                 {
                     failed.push(why);
@@ -420,19 +418,12 @@ impl OrganismCore {
     /// Module `i`'s sensing now.
     pub fn sensors(
         &self,
-        session: &SimSession,
         i: usize,
         readings: &std::collections::BTreeMap<String, Vec<f64>>,
         poses: &[Isometry3<f64>],
         stamp: Time,
     ) -> ModuleSensors {
-        let name = &self.robot.modules[i].name;
-        let ir = Side::ALL.map(|s| {
-            readings
-                .get(&format!("ir/{name}/{s}"))
-                .and_then(|v| v.first().copied())
-                .unwrap_or(modbot_gaits::hormone::sensing::IR_CLEAR)
-        });
+        let ir = modbot_app::organism::ir_of(readings, &self.ir[i]);
         let roll_deg = self.back[i]
             .and_then(|l| poses.get(l))
             // The tilt of its hinge axis (y) from the horizontal: 0 upright (or upside down),
@@ -445,13 +436,7 @@ impl OrganismCore {
                     .to_degrees()
             })
             .unwrap_or(0.0);
-        let docked = Side::ALL.map(|s| {
-            self.robot.edges.iter().enumerate().any(|(e, edge)| {
-                !self.cut[e]
-                    && ((edge.a == i && edge.a_port == s.to_string()) || (edge.b == i && edge.b_port == s.to_string()))
-            })
-        });
-        let _ = session;
+        let docked = self.port_edge[i].map(|e| e.is_some_and(|e| !self.cut[e]));
         ModuleSensors {
             header: Header {
                 stamp,
@@ -543,7 +528,7 @@ impl<T: Transport> OrganismIo<T> {
         let poses = session.sim.link_poses();
         for (i, p) in self.sensors.iter().enumerate() {
             if org.alive[i] {
-                p.publish(org.sensors(session, i, &readings, &poses, stamp.clone()))?;
+                p.publish(org.sensors(i, &readings, &poses, stamp.clone()))?;
             }
         }
         Ok(())
@@ -599,12 +584,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     let mut released = false;
     let mut paused = 0.0;
     while !stop.load(Ordering::Relaxed) {
-        for (k, v) in t.param_changes() {
-            t.log(
-                Level::Warn,
-                &format!("parameter `{k}` = {v:?} takes effect at the next start"),
-            );
-        }
+        super::warn_next_start(t);
         let velocity = std::iter::from_fn(|| vel_sub.as_ref().and_then(|s| s.take()).map(|m| (true, m)));
         let position = std::iter::from_fn(|| cmd_sub.take().map(|m| (false, m)));
         for (wheels, m) in position.chain(velocity) {
