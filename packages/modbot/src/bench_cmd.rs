@@ -29,7 +29,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 100)]
     pub queries: usize,
     /// Simulated seconds per case.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = crate::common::positive)]
     pub seconds: f64,
     #[command(flatten)]
     pub config: ConfigArgs,
@@ -107,15 +107,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 )
             };
             let control_dt = 0.01;
-            let substeps = (control_dt / s.sim.step_size()).round().max(1.0) as usize;
             let ticks = (args.seconds / control_dt).round() as usize;
             let started = Instant::now();
             for k in 0..ticks {
                 let targets = driver.targets(&s.sim, k, control_dt);
                 s.sim.set_targets(targets)?;
-                for _ in 0..substeps {
-                    s.sim.step()?;
-                }
+                s.sim.advance_to((k + 1) as f64 * control_dt)?;
             }
             let wall = started.elapsed().as_secs_f64();
             let simulated = s.sim.time();

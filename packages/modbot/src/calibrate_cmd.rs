@@ -21,10 +21,10 @@ pub struct CalibrateArgs {
     #[arg(long, default_value = "normal", value_parser = ["normal", "low"])]
     pub pose: String,
     /// Wheel joint speed, deg/s (at most the wheel's 360).
-    #[arg(long, default_value_t = 180.0)]
+    #[arg(long, default_value_t = 180.0, value_parser = crate::common::positive)]
     pub speed_deg_s: f64,
     /// Seconds of each test run.
-    #[arg(long, default_value_t = 3.0)]
+    #[arg(long, default_value_t = 3.0, value_parser = crate::common::positive)]
     pub seconds: f64,
     #[command(flatten)]
     pub config: ConfigArgs,

@@ -70,6 +70,40 @@ impl MazeTimes {
     }
 }
 
+/// A finite number (clap parser for every floating-point argument: `nan` and `inf` parse as
+/// f64 but measure nothing).
+pub fn finite(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("`{s}`: expected a finite number"))
+    }
+}
+
+/// A finite number > 0 (clap parser for times, rates, sizes and speeds).
+pub fn positive(s: &str) -> Result<f64, String> {
+    let v = finite(s)?;
+    if v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("`{s}`: expected a number > 0"))
+    }
+}
+
+/// A control rate, Hz: > 0 and at most [`modbot_sim::MAX_CONTROL_RATE_HZ`].
+pub fn control_rate(s: &str) -> Result<f64, String> {
+    let v = positive(s)?;
+    if v <= modbot_sim::MAX_CONTROL_RATE_HZ {
+        Ok(v)
+    } else {
+        Err(format!(
+            "`{s}`: expected a rate of at most {} Hz",
+            modbot_sim::MAX_CONTROL_RATE_HZ
+        ))
+    }
+}
+
 /// Parses KEY=VALUE with a numeric value.
 pub fn parse_set(s: &str) -> Result<(String, f64), String> {
     let (k, v) = s

@@ -31,10 +31,10 @@ pub struct GaitArgs {
     #[arg(long = "set", short = 's', value_name = "KEY=VALUE", value_parser = parse_set)]
     pub set: Vec<(String, f64)>,
     /// Length of the trajectory, s.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = crate::common::positive)]
     pub duration: f64,
     /// Samples per second.
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = 100.0, value_parser = crate::common::control_rate)]
     pub rate: f64,
     /// Output format (default: from the file extension of --out, else csv).
     #[arg(long, value_enum)]

@@ -26,7 +26,7 @@ pub struct LaunchArgs {
     #[arg(long)]
     pub show_args: bool,
     /// Stop every node after this many seconds.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = crate::common::positive)]
     pub duration: Option<f64>,
 }
 

@@ -35,7 +35,7 @@ pub struct MazeArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Control rate, Hz.
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = 100.0, value_parser = crate::common::control_rate)]
     pub rate: f64,
     /// Physics engine: `native` or `rapier`.
     #[arg(long, default_value = "native")]

@@ -38,7 +38,7 @@ pub enum MolemodWhat {
         #[arg(long)]
         heuristic: Option<String>,
         /// Weight of h (≥ 1; > 1 is bounded-suboptimal).
-        #[arg(long)]
+        #[arg(long, value_parser = crate::common::finite)]
         weight: Option<f64>,
     },
     /// Benchmark task families (row → L, column, stairs) on 5 × 5 up to 8 × 8, 1 to 6 robots.

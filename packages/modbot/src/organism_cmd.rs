@@ -56,7 +56,7 @@ pub enum OrganismWhat {
         #[arg(long, value_name = "FILE")]
         world: Option<std::path::PathBuf>,
         /// Simulated time, s (the first 4 s warm up).
-        #[arg(long, default_value_t = 60.0)]
+        #[arg(long, default_value_t = 60.0, value_parser = crate::common::positive)]
         seconds: f64,
         /// Cut the connection between two modules at a time: TIME:A-B (s; a whole number of
         /// 2 s wave periods), e.g. 20:m5-m6. Repeatable.

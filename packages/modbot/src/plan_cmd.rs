@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
-use modbot_planner::grid::{AStar, Connectivity, GridMap, Occupancy, PlanError, parse_scen};
+use modbot_planner::grid::{AStar, Connectivity, GridMap, Occupancy, PlanError, check_scen, parse_scen};
 
 use crate::common::{BadInput, emit};
 
@@ -30,7 +30,7 @@ pub struct PlanArgs {
     #[arg(long)]
     pub source_mode: bool,
     /// Grid cell size for the search, m.
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = 0.05, value_parser = crate::common::positive)]
     pub resolution: f64,
     /// Write a PNG of the terrain, path and sub-goals (search mode).
     #[arg(long, value_name = "FILE")]
@@ -123,7 +123,9 @@ row,conf_req,configuration,reference,lateral_m,longitudinal_m,yaw_deg,ability,ac
 fn movingai(map_path: &std::path::Path, scen_path: &std::path::Path, four: bool) -> Result<()> {
     let map = GridMap::load_movingai(map_path).map_err(|e| BadInput(e.to_string()))?;
     let text = std::fs::read_to_string(scen_path).map_err(|e| BadInput(format!("{}: {e}", scen_path.display())))?;
-    let scen = parse_scen(&text, &scen_path.display().to_string()).map_err(|e| BadInput(e.to_string()))?;
+    let origin = scen_path.display().to_string();
+    let scen = parse_scen(&text, &origin).map_err(|e| BadInput(e.to_string()))?;
+    check_scen(&scen, &map, &origin).map_err(|e| BadInput(e.to_string()))?;
     let conn = if four { Connectivity::Four } else { Connectivity::Eight };
     let mut planner = AStar::new();
     let mut out = String::from("index,cost,expansions,micros\n");

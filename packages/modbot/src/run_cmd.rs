@@ -31,7 +31,7 @@ pub struct RunArgs {
     pub seed: u64,
     /// Simulated time after which a pose sequence that does not complete its cycles is
     /// given up, s.
-    #[arg(long, default_value_t = 600.0)]
+    #[arg(long, default_value_t = 600.0, value_parser = crate::common::positive)]
     pub max_time: f64,
     /// Parameter value, KEY=VALUE (e.g. A=40, dphi=110).
     #[arg(long = "set", short = 's', value_name = "KEY=VALUE", value_parser = parse_set)]
@@ -50,14 +50,14 @@ pub struct RunArgs {
     #[arg(long, short, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Control rate, Hz.
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = 100.0, value_parser = crate::common::control_rate)]
     pub rate: f64,
     /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
     /// `rapier` (a rapier3d multibody, the cross-check).
     #[arg(long, default_value = "native")]
     pub engine: Engine,
     /// Physics step in ms (default: the world's).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::common::positive)]
     pub step_ms: Option<f64>,
     /// Solver iterations per physics step (native: Gauss–Seidel sweeps, default 10;
     /// rapier: substeps, default 8).

@@ -81,7 +81,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "FAMILY")]
     pub minimal: Option<String>,
     /// The value of --objective the minimal-configuration search must reach.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::common::finite)]
     pub target: Option<f64>,
     /// A further gait the minimal configuration must perform, OBJECTIVE>=VALUE (repeatable),
     /// e.g. `--require 'abs(roll)>=180'`.

@@ -187,6 +187,36 @@ fn bad_arguments_exit_2_with_a_clear_message() {
     assert_refused(cases);
 }
 
+/// Issue 18: every floating-point argument is parsed as a finite number, and a time, rate,
+/// size or speed as one > 0 (`bench sim --seconds nan` printed zeros, `launch --duration
+/// nan` panicked, `run --rate 1e9` never finished).
+#[test]
+fn floating_point_arguments_refuse_nan_infinity_and_out_of_range() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "--rate", "1e9"], "--rate"),
+        (&["run", "--rate", "nan"], "--rate"),
+        (&["run", "--max-time", "inf"], "--max-time"),
+        (&["run", "--step-ms", "0"], "--step-ms"),
+        (
+            &["gait", "caterpillar", "--robot", "pp:8", "--duration", "nan"],
+            "--duration",
+        ),
+        (&["gait", "caterpillar", "--robot", "pp:8", "--rate", "20000"], "--rate"),
+        (&["bench", "sim", "--seconds", "nan"], "--seconds"),
+        (
+            &["launch", "launch/organism_v_9.launch.yaml", "--duration", "nan"],
+            "--duration",
+        ),
+        (&["organism", "run", "v:9", "--seconds", "inf"], "--seconds"),
+        (&["plan", "--resolution=-1"], "--resolution"),
+        (&["calibrate", "skid-steer", "--seconds", "0"], "--seconds"),
+        (&["calibrate", "skid-steer", "--speed-deg-s", "nan"], "--speed-deg-s"),
+        (&["maze", "--rate", "nan"], "--rate"),
+        (&["search", "--target", "nan"], "--target"),
+    ];
+    assert_refused(cases);
+}
+
 #[test]
 fn user_config_files_are_used_and_checked() {
     let gaits = scratch("gaits.yaml");

@@ -173,7 +173,7 @@ impl GridMap {
                 message: format!("origin {origin:?} is not finite"),
             });
         }
-        if data.len() != width * height {
+        if width.checked_mul(height) != Some(data.len()) {
             return Err(PlanError::Malformed {
                 origin: "OccupancyGrid".into(),
                 line: 0,
@@ -271,28 +271,46 @@ impl GridMap {
             message,
         };
         let mut lines = text.lines().enumerate();
-        let (mut width, mut height) = (None, None);
+        let (mut kind, mut width, mut height) = (None, None, None);
         loop {
             let (i, l) = lines.next().ok_or_else(|| bad(0, "missing `map` line".into()))?;
             let mut parts = l.split_whitespace();
-            match (parts.next(), parts.next()) {
-                (Some("type"), _) => {}
-                (Some("height"), Some(v)) => {
-                    height = Some(v.parse::<usize>().map_err(|_| bad(i + 1, format!("height `{v}`")))?)
+            let (key, value, rest) = (parts.next(), parts.next(), parts.next());
+            if rest.is_some() {
+                return Err(bad(i + 1, format!("unexpected header line `{l}`")));
+            }
+            match (key, value) {
+                (Some("type"), Some(v)) => {
+                    if v != "octile" {
+                        return Err(bad(i + 1, format!("type `{v}`: only `octile` maps are known")));
+                    }
+                    if kind.replace(v).is_some() {
+                        return Err(bad(i + 1, "type given twice".into()));
+                    }
                 }
-                (Some("width"), Some(v)) => {
-                    width = Some(v.parse::<usize>().map_err(|_| bad(i + 1, format!("width `{v}`")))?)
+                (Some(k @ ("height" | "width")), Some(v)) => {
+                    let n = v.parse::<usize>().map_err(|_| bad(i + 1, format!("{k} `{v}`")))?;
+                    let slot = if k == "height" { &mut height } else { &mut width };
+                    if slot.replace(n).is_some() {
+                        return Err(bad(i + 1, format!("{k} given twice")));
+                    }
                 }
                 (Some("map"), None) => break,
                 _ => return Err(bad(i + 1, format!("unexpected header line `{l}`"))),
             }
         }
+        kind.ok_or_else(|| bad(0, "missing `type octile` line".into()))?;
         let (w, h) = (
             width.ok_or_else(|| bad(0, "missing width".into()))?,
             height.ok_or_else(|| bad(0, "missing height".into()))?,
         );
-        if w == 0 || h == 0 || w * h > 100_000_000 {
-            return Err(bad(0, format!("size {w} × {h}")));
+        // Checked before allocating: the product must not wrap, and a map holds at most
+        // MAX_MAP_CELLS cells (the largest Moving AI benchmark maps hold ~6·10⁶).
+        if w == 0 || h == 0 || w.checked_mul(h).is_none_or(|n| n > MAX_MAP_CELLS) {
+            return Err(bad(
+                0,
+                format!("size {w} × {h}: expected both > 0 and at most {MAX_MAP_CELLS} cells"),
+            ));
         }
         let mut map = GridMap::new(w, h, 1.0);
         let mut y = 0;
@@ -337,9 +355,16 @@ impl GridMap {
     }
 }
 
+/// Most cells a Moving AI map may hold (checked before anything is allocated).
+pub const MAX_MAP_CELLS: usize = 100_000_000;
+
 /// One Moving AI scenario line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
+    /// Line in the file (1-based), for messages.
+    pub line: usize,
+    /// The map's size the line was written for (width, height).
+    pub map_size: (usize, usize),
     /// Start (x, y).
     pub start: (usize, usize),
     /// Goal (x, y).
@@ -348,7 +373,9 @@ pub struct Scenario {
     pub optimal: f64,
 }
 
-/// Parses a Moving AI `.scen` (version 1).
+/// Parses a Moving AI `.scen`: a `version 1` (or `1.0`) line, then tab-separated lines of
+/// bucket, map, map width, map height, start x, y, goal x, y, optimal length (finite, ≥ 0).
+/// [`check_scen`] checks them against the map.
 pub fn parse_scen(text: &str, origin: &str) -> Result<Vec<Scenario>, PlanError> {
     let bad = |line: usize, message: String| PlanError::Malformed {
         origin: origin.to_string(),
@@ -356,8 +383,19 @@ pub fn parse_scen(text: &str, origin: &str) -> Result<Vec<Scenario>, PlanError> 
         message,
     };
     let mut out = Vec::new();
-    for (i, l) in text.lines().enumerate() {
-        if i == 0 && l.starts_with("version") || l.trim().is_empty() {
+    let mut lines = text.lines().enumerate();
+    match lines.next().map(|(_, l)| l.split_whitespace().collect::<Vec<_>>()) {
+        Some(v) if v.len() == 2 && v[0] == "version" && (v[1] == "1" || v[1] == "1.0") => {}
+        Some(v) if v.first() == Some(&"version") => {
+            return Err(bad(
+                1,
+                format!("version `{}`: only version 1 is known", v[1..].join(" ")),
+            ));
+        }
+        _ => return Err(bad(1, "expected a first line `version 1`".into())),
+    }
+    for (i, l) in lines {
+        if l.trim().is_empty() {
             continue;
         }
         let f: Vec<&str> = l.split('\t').collect();
@@ -372,14 +410,47 @@ pub fn parse_scen(text: &str, origin: &str) -> Result<Vec<Scenario>, PlanError> 
         let optimal = f[8]
             .trim()
             .parse::<f64>()
-            .map_err(|_| bad(i + 1, format!("optimal length `{}`", f[8])))?;
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| {
+                bad(
+                    i + 1,
+                    format!("optimal length `{}`: expected a finite length ≥ 0", f[8]),
+                )
+            })?;
         out.push(Scenario {
+            line: i + 1,
+            map_size: (num(2)?, num(3)?),
             start: (num(4)?, num(5)?),
             goal: (num(6)?, num(7)?),
             optimal,
         });
     }
     Ok(out)
+}
+
+/// Checks scenario lines against the map they are run on: each line's map size must be the
+/// map's, and its start and goal cells inside it.
+pub fn check_scen(scen: &[Scenario], map: &GridMap, origin: &str) -> Result<(), PlanError> {
+    for s in scen {
+        let bad = |message: String| PlanError::Malformed {
+            origin: origin.to_string(),
+            line: s.line,
+            message,
+        };
+        if s.map_size != (map.width, map.height) {
+            return Err(bad(format!(
+                "written for a {} × {} map; the map is {} × {}",
+                s.map_size.0, s.map_size.1, map.width, map.height
+            )));
+        }
+        for (what, (x, y)) in [("start", s.start), ("goal", s.goal)] {
+            if x >= map.width || y >= map.height {
+                return Err(bad(format!("{what} ({x}, {y}) is outside the map")));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Neighbourhood.

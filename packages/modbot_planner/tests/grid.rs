@@ -125,6 +125,7 @@ fn movingai_optimal_lengths() {
             name,
         )
         .unwrap();
+        check_scen(&scen, &map, name).unwrap();
         let mut planner = AStar::new();
         for s in scen {
             let p = planner
@@ -194,6 +195,54 @@ fn typed_failures_and_malformed_files() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("s.scen:2") && e.contains("7 fields"), "{e}");
+}
+
+/// Issue 18: header sizes whose product wraps are refused before anything is allocated, and
+/// `.map`/`.scen` nonsense that used to be accepted is refused naming the line.
+#[test]
+fn movingai_files_refuse_what_they_cannot_mean() {
+    let huge = format!("type octile\nheight {}\nwidth 3\nmap\n", usize::MAX / 2);
+    for (text, needle) in [
+        (huge.as_str(), "at most 100000000 cells"),
+        ("type octile\nheight 0\nwidth 3\nmap\n", "size 3 × 0"),
+        ("type hexagonal\nheight 1\nwidth 1\nmap\n.\n", ":1: type `hexagonal`"),
+        ("height 1\nwidth 1\nmap\n.\n", "missing `type octile`"),
+        (
+            "type octile\nheight 1\nheight 2\nwidth 1\nmap\n.\n",
+            ":3: height given twice",
+        ),
+        (
+            "type octile extra\nheight 1\nwidth 1\nmap\n.\n",
+            ":1: unexpected header",
+        ),
+    ] {
+        let e = GridMap::parse_movingai(text, "m.map").unwrap_err().to_string();
+        assert!(e.contains(needle) && e.contains("m.map"), "{text:?}: {e}");
+    }
+    let line = "0\tm.map\t2\t2\t0\t0\t1\t1\t1.41421356";
+    for (text, needle) in [
+        (format!("version 2\n{line}\n"), "s.scen:1: version `2`"),
+        (format!("{line}\n"), "s.scen:1: expected a first line `version 1`"),
+        (
+            "version 1\n0\tm.map\t2\t2\t0\t0\t1\t1\tnan\n".to_string(),
+            "s.scen:2: optimal length `nan`",
+        ),
+    ] {
+        let e = parse_scen(&text, "s.scen").unwrap_err().to_string();
+        assert!(e.contains(needle), "{text:?}: {e}");
+    }
+    let map = GridMap::parse_movingai("type octile\nheight 2\nwidth 3\nmap\n...\n...\n", "m.map").unwrap();
+    let scen = parse_scen(&format!("version 1\n{line}\n"), "s.scen").unwrap();
+    let e = check_scen(&scen, &map, "s.scen").unwrap_err().to_string();
+    assert!(
+        e.contains("s.scen:2") && e.contains("2 × 2 map; the map is 3 × 2"),
+        "{e}"
+    );
+    let scen = parse_scen("version 1\n0\tm.map\t3\t2\t0\t0\t5\t1\t5\n", "s.scen").unwrap();
+    let e = check_scen(&scen, &map, "s.scen").unwrap_err().to_string();
+    assert!(e.contains("goal (5, 1) is outside"), "{e}");
+    let data = [0i8; 4];
+    assert!(GridMap::from_occupancy(usize::MAX, 2, 0.05, [0.0, 0.0], &data, 65).is_err());
 }
 
 #[test]

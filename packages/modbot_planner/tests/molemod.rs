@@ -159,6 +159,32 @@ fn bad_tasks_are_refused() {
     assert!(e.to_string().contains("robots"), "{e}");
 }
 
+/// Issue 18: a cost above the bound is refused naming it; at the bound the worked example is
+/// planned, its cost the source plan's cost scaled (the old `u32` sum wrapped at 4·10⁹, the
+/// parent links formed a cycle and the path's reconstruction never ended).
+#[test]
+fn large_action_costs_are_bounded_and_plan() {
+    let text = format!("initial: \"{INITIAL}\"\ngoal: \"{GOAL}\"\noptions: {{costs: {{lift: 4000000000}}}}\n");
+    let e = Task::from_yaml(&text, "task.yaml").unwrap_err().to_string();
+    assert!(e.contains("options.costs.lift") && e.contains("10000"), "{e}");
+    let mut t = task(INITIAL, GOAL, HeuristicKind::Source);
+    t.options.costs = Costs {
+        r#move: MAX_ACTION_COST,
+        lift: MAX_ACTION_COST,
+        putdown: MAX_ACTION_COST,
+        shift: MAX_ACTION_COST,
+        coop: MAX_ACTION_COST,
+    };
+    t.validate().unwrap();
+    let p = plan(&t, None, &never).unwrap();
+    check_plan(&t, &p).unwrap();
+    assert_eq!(
+        p.cost,
+        p.action_count() as u32 * MAX_ACTION_COST,
+        "one robot: no step penalty"
+    );
+}
+
 #[test]
 fn limits_end_with_timeout_and_no_path_is_typed() {
     let mut t = task(INITIAL, GOAL, HeuristicKind::Zero);

@@ -138,14 +138,26 @@ pub(crate) fn settings_error(key: &str, value: f64, expected: &str) -> SimError 
     }
 }
 
+/// Highest control rate a run accepts, Hz: ten times the finest physics step worlds are
+/// checked for (1 ms); above it a tick is shorter than any step and the recorded samples
+/// only grow (issue 18).
+pub const MAX_CONTROL_RATE_HZ: f64 = 10_000.0;
+
 /// The actuation side of a closed loop, shared by [`run_controller`] and the maze run: the
 /// control rate and the controller's joint count checked once; each tick the controller
 /// steps, its targets are checked against the joints' drives and sent, and physics runs
-/// the tick's substeps.
+/// until the simulated clock reaches the tick's end. The clock is kept per tick, not as a
+/// whole number of steps per tick, so a control period that is not a multiple of the
+/// physics step (300 Hz on 2 ms) or is shorter than it (1 kHz on 2 ms: every other tick
+/// runs no step, and physics sees the latest targets) still simulates exactly the
+/// controller's time.
 pub(crate) struct ControlLoop {
     /// Control period, s.
     pub dt: f64,
-    substeps: usize,
+    /// Simulated time at the loop's start, s.
+    t0: f64,
+    /// Ticks done.
+    ticks: u64,
     drives: Vec<Drive>,
     targets: Vec<JointTarget>,
     values: Vec<f64>,
@@ -153,8 +165,12 @@ pub(crate) struct ControlLoop {
 
 impl ControlLoop {
     pub(crate) fn new(sim: &Simulator, controller: &dyn Controller, control_rate_hz: f64) -> Result<ControlLoop> {
-        if !(control_rate_hz.is_finite() && control_rate_hz > 0.0) {
-            return Err(settings_error("control_rate_hz", control_rate_hz, "a rate > 0 Hz"));
+        if !(control_rate_hz.is_finite() && control_rate_hz > 0.0 && control_rate_hz <= MAX_CONTROL_RATE_HZ) {
+            return Err(settings_error(
+                "control_rate_hz",
+                control_rate_hz,
+                &format!("a rate > 0 Hz and at most {MAX_CONTROL_RATE_HZ} Hz"),
+            ));
         }
         let n = sim.joint_names().len();
         if controller.joint_count() != n {
@@ -166,7 +182,8 @@ impl ControlLoop {
         let dt = 1.0 / control_rate_hz;
         Ok(ControlLoop {
             dt,
-            substeps: (dt / sim.step_size()).round().max(1.0) as usize,
+            t0: sim.time(),
+            ticks: 0,
             drives: sim.drives(),
             targets: vec![JointTarget::Position(0.0); n],
             values: vec![0.0; n],
@@ -182,10 +199,8 @@ impl ControlLoop {
     ) -> Result<()> {
         controller.step(self.dt, obs, &mut self.targets);
         send_targets(sim, controller.name(), &self.drives, &self.targets, &mut self.values)?;
-        for _ in 0..self.substeps {
-            sim.step()?;
-        }
-        Ok(())
+        self.ticks += 1;
+        sim.advance_to(self.t0 + self.ticks as f64 * self.dt)
     }
 
     /// The values last sent, joint order.

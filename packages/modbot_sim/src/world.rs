@@ -734,6 +734,17 @@ impl Simulator {
         self.check()
     }
 
+    /// Steps physics until the simulated clock is within half a step of `t` (s): none when it
+    /// is already there. A control loop calls it with its own clock (tick × period), so the
+    /// time simulated is the controller's whatever the ratio of control period to step.
+    pub fn advance_to(&mut self, t: f64) -> Result<()> {
+        let half = 0.5 * self.settings.step_s;
+        while self.time + half < t {
+            self.step()?;
+        }
+        Ok(())
+    }
+
     fn check(&self) -> Result<()> {
         for (b, name) in self.body_names.iter().enumerate() {
             let p = self.body_pose(b).translation.vector;

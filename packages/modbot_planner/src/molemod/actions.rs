@@ -277,8 +277,10 @@ pub struct JointStep {
 impl JointStep {
     /// Cost: Σ d(m), plus the step penalty when it applies.
     pub fn cost(&self, o: &Options, robots: u32) -> u32 {
-        let d: u32 = self.actions.iter().map(|a| a.cost(o)).sum();
-        d + penalty(o, robots)
+        // Saturating: a path cost never wraps (the task bounds each cost; this is the floor).
+        self.actions
+            .iter()
+            .fold(penalty(o, robots), |d, a| d.saturating_add(a.cost(o)))
     }
 }
 

@@ -65,7 +65,7 @@ impl Heuristic {
         match self.kind {
             HeuristicKind::Zero => 0,
             HeuristicKind::Manhattan => base,
-            HeuristicKind::Source => base + (wrong.len() as u32).saturating_sub(s.robot_count()),
+            HeuristicKind::Source => base.saturating_add((wrong.len() as u32).saturating_sub(s.robot_count())),
             HeuristicKind::Strong => {
                 if wrong.is_empty() {
                     return 0;
@@ -77,11 +77,13 @@ impl Heuristic {
                 // step is needed, which carries the step penalty when it applies.
                 let robots = s.robot_count();
                 let entries = if robots == 1 || !self.options.coop {
-                    wrong.iter().filter(|&&i| s.cell(i) != Cell::Robot).count() as u32 * self.options.costs.r#move
+                    (wrong.iter().filter(|&&i| s.cell(i) != Cell::Robot).count() as u32)
+                        .saturating_mul(self.options.costs.r#move)
                 } else {
                     0
                 };
-                base + entries + penalty(&self.options, robots)
+                base.saturating_add(entries)
+                    .saturating_add(penalty(&self.options, robots))
             }
         }
     }

@@ -13,4 +13,4 @@ pub use actions::{Action, JointStep};
 pub use error::MoleError;
 pub use grid::GridState;
 pub use search::{Plan, SearchStats, check_plan, plan};
-pub use task::{HeuristicKind, Options, ShiftSupport, StepPenalty, Task};
+pub use task::{Costs, HeuristicKind, MAX_ACTION_COST, Options, ShiftSupport, StepPenalty, Task};

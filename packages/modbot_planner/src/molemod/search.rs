@@ -125,7 +125,7 @@ impl<'a> Search<'a> {
 
     /// f = g + h of a node (unweighted), for inspection.
     pub fn f(&self, n: u32) -> u32 {
-        self.nodes[n as usize].g + self.nodes[n as usize].h
+        self.nodes[n as usize].g.saturating_add(self.nodes[n as usize].h)
     }
 
     /// (g, h) of a node.
@@ -182,7 +182,8 @@ impl<'a> Search<'a> {
                 self.stats.pruned += (before - succ.len()) as u64;
             }
             for (step, next) in succ {
-                let ge = g + step.cost(&self.task.options, self.robots);
+                // Saturating, so g never falls along a path and parents cannot form a cycle.
+                let ge = g.saturating_add(step.cost(&self.task.options, self.robots));
                 match self.index.get(&next).copied() {
                     Some(m) => {
                         let node = &mut self.nodes[m as usize];
@@ -222,7 +223,8 @@ impl<'a> Search<'a> {
         let mut steps = Vec::new();
         let mut states = Vec::new();
         let mut n = goal;
-        loop {
+        // Each node once at most: parent links only point to nodes of lower g.
+        for _ in 0..=self.nodes.len() {
             let node = &self.nodes[n as usize];
             states.push(node.state);
             match &node.step {

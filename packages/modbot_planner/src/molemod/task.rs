@@ -77,6 +77,11 @@ pub struct Options {
     pub max_expansions: u64,
 }
 
+/// Highest per-action cost a task accepts: the source's are 1 and 2. A bound keeps every
+/// path cost far inside `u32` (the search also saturates, issue 18: a cost of 4·10⁹ used to
+/// wrap the sum, link parents in a cycle and hang the path's reconstruction).
+pub const MAX_ACTION_COST: u32 = 10_000;
+
 /// Per-action costs d(m) (spec §3.6).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -183,6 +188,20 @@ impl Task {
         let w = self.options.weight;
         if !(w.is_finite() && w >= 1.0) {
             return Err(MoleError::InvalidTask(format!("options.weight = {w}: expected ≥ 1")));
+        }
+        let c = &self.options.costs;
+        for (key, cost) in [
+            ("move", c.r#move),
+            ("lift", c.lift),
+            ("putdown", c.putdown),
+            ("shift", c.shift),
+            ("coop", c.coop),
+        ] {
+            if cost > MAX_ACTION_COST {
+                return Err(MoleError::InvalidTask(format!(
+                    "options.costs.{key} = {cost}: expected at most {MAX_ACTION_COST}"
+                )));
+            }
         }
         if self.options.max_expansions == 0 {
             return Err(MoleError::InvalidTask("options.max_expansions = 0".into()));
