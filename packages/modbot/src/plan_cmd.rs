@@ -122,7 +122,8 @@ row,conf_req,configuration,reference,lateral_m,longitudinal_m,yaw_deg,ability,ac
 
 fn movingai(map_path: &std::path::Path, scen_path: &std::path::Path, four: bool) -> Result<()> {
     let map = GridMap::load_movingai(map_path).map_err(|e| BadInput(e.to_string()))?;
-    let text = std::fs::read_to_string(scen_path).map_err(|e| BadInput(format!("{}: {e}", scen_path.display())))?;
+    let text =
+        modbot_core::error::read_capped(scen_path).map_err(|e| BadInput(format!("{}: {e}", scen_path.display())))?;
     let origin = scen_path.display().to_string();
     let scen = parse_scen(&text, &origin).map_err(|e| BadInput(e.to_string()))?;
     check_scen(&scen, &map, &origin).map_err(|e| BadInput(e.to_string()))?;

@@ -91,7 +91,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
                 eprint!("\r{done} of {total} points");
             }
         },
-    );
+    )?;
     let mut table = format!(
         "{},{},step_x_m,step_y_m,heading_change_deg,roll_per_cycle_deg,status\n",
         x.key, y.key

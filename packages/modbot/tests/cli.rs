@@ -462,6 +462,20 @@ fn sweep_writes_table_and_heatmap() {
     assert!(std::fs::read(dir.join("heatmap.png")).unwrap().starts_with(b"\x89PNG"));
     let o = modbot(&["sweep", "--x", "A=1:0:1", "--y", "dphi=1:2:1"]);
     assert_eq!(o.status.code(), Some(2));
+    // Issue 18: refused before running, not an all-NaN table with exit 0.
+    let base = ["sweep", "-r", "pp:4", "--cycles", "1", "--warmup", "1", "-q"];
+    let with = |extra: &[&'static str]| -> Vec<&str> { base.iter().chain(extra).copied().collect() };
+    assert_refused(&[
+        (
+            with(&["--x", "speed=1:2:1", "--y", "dphi=90:180:90"]),
+            "unknown parameter `speed`",
+        ),
+        (with(&["--x", "A=20:40:20", "--y", "A=20:40:20"]), "both sweep `A`"),
+        (
+            with(&["--x", "A=20:40:20", "--y", "dphi=90:180:90", "--set", "A=30"]),
+            "`A` is swept and also fixed",
+        ),
+    ]);
 }
 
 #[test]

@@ -63,6 +63,7 @@ mod tests {
             time: 0.0,
             link: "l".into(),
             what: "NaN".into(),
+            setup: "world `flat`".into(),
         };
         assert!(!AppError::Sim(diverged).is_input_error());
         assert!(AppError::Sim(SimError::JointCount { expected: 2, got: 3 }).is_input_error());

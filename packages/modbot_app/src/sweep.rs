@@ -3,7 +3,7 @@
 use modbot_core::{Scenario, Topology};
 use modbot_sim::Report;
 
-use crate::controller::ControllerSpec;
+use crate::controller::{ControllerSpec, build_controller};
 use crate::error::{AppError, Result};
 use crate::evaluate::{EvalOptions, evaluate};
 
@@ -67,6 +67,12 @@ pub struct SweepPoint {
 
 /// Evaluates gait `gait` with `fixed` parameters at every (x, y) of the grid, y outer.
 /// `on_point` is called after each point with (points done, total).
+///
+/// Refused before any physics runs (issue 18: these used to give an all-NaN table and
+/// exit 0): both axes on one key, a swept key also fixed, or a grid where the gait cannot be
+/// built at any point (an unknown parameter, a gait the robot has not): the first point's
+/// reason is given. Points where the gait cannot be built while others can are results (the
+/// gait's limits), in their rows.
 #[allow(clippy::too_many_arguments)]
 pub fn sweep(
     robot: &Topology,
@@ -77,26 +83,53 @@ pub fn sweep(
     world: &Scenario,
     options: &EvalOptions,
     on_point: &mut dyn FnMut(usize, usize),
-) -> Vec<SweepPoint> {
+) -> Result<Vec<SweepPoint>> {
+    if x.key == y.key {
+        return Err(AppError::BadInput(format!(
+            "--x and --y both sweep `{}`: give two different parameters",
+            x.key
+        )));
+    }
+    if let Some((k, _)) = fixed.iter().find(|(k, _)| *k == x.key || *k == y.key) {
+        return Err(AppError::BadInput(format!("`{k}` is swept and also fixed by --set")));
+    }
+    let spec_at = |xv: f64, yv: f64| {
+        let mut params = fixed.to_vec();
+        params.push((x.key.clone(), xv));
+        params.push((y.key.clone(), yv));
+        ControllerSpec::Gait {
+            name: gait.to_string(),
+            params,
+        }
+    };
+    let start = vec![0.0; robot.joints().len()];
+    let mut first_error = None;
+    let buildable = y.values.iter().any(|&yv| {
+        x.values.iter().any(
+            |&xv| match build_controller(&spec_at(xv, yv), robot, &options.library, &start) {
+                Ok(_) => true,
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                    false
+                }
+            },
+        )
+    });
+    if !buildable && let Some(e) = first_error {
+        return Err(AppError::BadInput(format!("no point of the sweep can run: {e}")));
+    }
     let total = x.values.len() * y.values.len();
     let mut out = Vec::with_capacity(total);
     for &yv in &y.values {
         for &xv in &x.values {
-            let mut params = fixed.to_vec();
-            params.push((x.key.clone(), xv));
-            params.push((y.key.clone(), yv));
-            let spec = ControllerSpec::Gait {
-                name: gait.to_string(),
-                params,
-            };
-            let result = evaluate(robot, &spec, world, 0, options, &mut |_, _| {})
+            let result = evaluate(robot, &spec_at(xv, yv), world, 0, options, &mut |_, _| {})
                 .map(|e| e.report)
                 .map_err(|e| e.to_string());
             out.push(SweepPoint { x: xv, y: yv, result });
             on_point(out.len(), total);
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]

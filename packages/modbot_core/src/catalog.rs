@@ -18,6 +18,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, Result, parse_yaml, read_text};
 
+/// Heaviest link a module may have, kg. Modular robots' modules weigh grams to a few kg; a
+/// 10¹⁵ kg link fell through the floor with exit 0 (issue 18), since no contact stiffness
+/// holds it.
+pub const MAX_LINK_MASS_KG: f64 = 1000.0;
+
 /// The shipped catalog, `config/modules.yaml`.
 pub const BUILTIN_MODULES_YAML: &str = include_str!("../../../config/modules.yaml");
 
@@ -630,6 +635,13 @@ impl ModuleKind {
                     "a finite number >= 0",
                 ));
             }
+            if l.mass_kg > MAX_LINK_MASS_KG {
+                return Err(CoreError::invalid(
+                    format!("{key}.{lk}.mass_kg"),
+                    l.mass_kg,
+                    format!("at most {MAX_LINK_MASS_KG} kg (a module's link; issue 18)"),
+                ));
+            }
             if let Some(i) = &l.inertia {
                 finite(format!("{lk}.inertia.xyz"), &i.xyz)?;
                 finite(format!("{lk}.inertia.rpy_deg"), &i.rpy_deg)?;
@@ -914,6 +926,13 @@ mod tests {
         let text = BUILTIN_MODULES_YAML.replacen("mass_kg: 0.025", "mass_kg: -1", 1);
         let err = ModuleCatalog::from_yaml(&text, "test.yaml").unwrap_err().to_string();
         assert!(err.contains("modules.y1.links[0].mass_kg"), "{err}");
+        // Issue 18: a 10¹⁵ kg module used to fall through the floor with exit 0.
+        let text = BUILTIN_MODULES_YAML.replacen("mass_kg: 0.025", "mass_kg: 1.0e15", 1);
+        let err = ModuleCatalog::from_yaml(&text, "test.yaml").unwrap_err().to_string();
+        assert!(
+            err.contains("modules.y1.links[0].mass_kg") && err.contains("at most 1000 kg"),
+            "{err}"
+        );
         let text = BUILTIN_MODULES_YAML.replace("default_kind: y1", "default_kind: y9");
         let err = ModuleCatalog::from_yaml(&text, "test.yaml").unwrap_err().to_string();
         assert!(err.contains("default_kind") && err.contains("y9"), "{err}");

@@ -118,16 +118,74 @@ impl CoreError {
     }
 }
 
-/// Reads a whole text file, mapping the I/O error to [`CoreError::Io`].
+/// Largest configuration or description file read, bytes (the biggest shipped file is a few
+/// hundred kB; a larger one is a mistake, not a robot).
+pub const MAX_TEXT_FILE_BYTES: u64 = 16 << 20;
+
+/// Deepest nesting of YAML flow collections (`[`, `{`) accepted. The YAML parser's time grows
+/// with the square of that depth (200 000 `[` took 76 s to refuse, issue 18); real files
+/// nest a few levels.
+pub const MAX_YAML_FLOW_DEPTH: usize = 64;
+
+/// Reads a whole text file of at most [`MAX_TEXT_FILE_BYTES`], mapping the I/O error to
+/// [`CoreError::Io`].
 pub fn read_text(path: &std::path::Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| CoreError::Io {
+    read_capped(path).map_err(|message| CoreError::Io {
         path: path.to_path_buf(),
-        message: e.to_string(),
+        message,
     })
+}
+
+/// [`read_text`] for readers with their own error types: the reason, without the path.
+pub fn read_capped(path: &std::path::Path) -> std::result::Result<String, String> {
+    let len = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+    if len > MAX_TEXT_FILE_BYTES {
+        return Err(format!(
+            "{len} bytes; files of at most {MAX_TEXT_FILE_BYTES} bytes are read"
+        ));
+    }
+    std::fs::read_to_string(path).map_err(|e| e.to_string())
+}
+
+/// Checks YAML text before it is parsed: at most [`MAX_TEXT_FILE_BYTES`] and flow
+/// collections nested at most [`MAX_YAML_FLOW_DEPTH`] deep. Brackets are counted wherever
+/// they are (in quoted strings too): an honest file never holds 64 unclosed ones, and a scan
+/// that skipped quotes could be fooled by a stray apostrophe. Every YAML reader of the
+/// workspace calls it first.
+pub fn check_yaml_text(text: &str) -> std::result::Result<(), String> {
+    if text.len() as u64 > MAX_TEXT_FILE_BYTES {
+        return Err(format!(
+            "{} bytes of YAML; at most {MAX_TEXT_FILE_BYTES} are read",
+            text.len()
+        ));
+    }
+    let mut depth = 0usize;
+    for (line, l) in text.lines().enumerate() {
+        for c in l.bytes() {
+            match c {
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > MAX_YAML_FLOW_DEPTH {
+                        return Err(format!(
+                            "line {}: `[`/`{{` nested deeper than {MAX_YAML_FLOW_DEPTH}",
+                            line + 1
+                        ));
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Parses a YAML document with `deny_unknown_fields`-style schemas, naming the origin on error.
 pub fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, origin: &str) -> Result<T> {
+    check_yaml_text(text).map_err(|message| CoreError::Yaml {
+        origin: origin.to_string(),
+        message,
+    })?;
     serde_yaml_ng::from_str(text).map_err(|e| CoreError::Yaml {
         origin: origin.to_string(),
         message: e.to_string(),

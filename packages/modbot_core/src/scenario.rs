@@ -116,6 +116,13 @@ impl Default for Ground {
     }
 }
 
+/// Largest gravity a world may have, m/s² (ten times Earth's; beyond it the engines' contact
+/// models leave their range, issue 18).
+pub const MAX_GRAVITY_M_S2: f64 = 100.0;
+
+/// Highest start above the ground, m.
+pub const MAX_START_HEIGHT_M: f64 = 10.0;
+
 /// Start pose of the robot.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -434,11 +441,12 @@ impl Scenario {
             ));
         }
         finite_positive("physics.real_time_factor", self.physics.real_time_factor)?;
-        if self.gravity.iter().any(|g| !g.is_finite()) {
+        let g = self.gravity;
+        if g.iter().any(|g| !g.is_finite()) || (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt() > MAX_GRAVITY_M_S2 {
             return Err(CoreError::invalid(
                 "gravity",
-                format!("{:?}", self.gravity),
-                "finite numbers",
+                format!("{g:?}"),
+                format!("finite numbers, at most {MAX_GRAVITY_M_S2} m/s² in all (Earth's is 9.81)"),
             ));
         }
         if !(self.ground.friction.is_finite() && self.ground.friction >= 0.0) {
@@ -462,6 +470,25 @@ impl Scenario {
                 format!("{:?}", self.robot_start),
                 "finite numbers",
             ));
+        }
+        let [x, y, z] = self.robot_start.xyz;
+        if !(0.0..=MAX_START_HEIGHT_M).contains(&z) {
+            return Err(CoreError::invalid(
+                "robot_start.xyz[2]",
+                z,
+                format!(
+                    "a height of 0 (on the ground) to {MAX_START_HEIGHT_M} m; a robot does not start under the ground"
+                ),
+            ));
+        }
+        for (k, v, half) in [(0, x, self.ground.size_m[0] / 2.0), (1, y, self.ground.size_m[1] / 2.0)] {
+            if v.abs() > half {
+                return Err(CoreError::invalid(
+                    format!("robot_start.xyz[{k}]"),
+                    v,
+                    format!("a point on the ground, within ±{half} m (ground.size_m)"),
+                ));
+            }
         }
         let mut names = BTreeSet::new();
         for (i, o) in self.obstacles.iter().enumerate() {
@@ -752,6 +779,14 @@ mod tests {
                 "corridor_width_m",
             ),
             ("name: a\nwind: 3\n", "wind"),
+            // Issue 18: physical ranges, not only finiteness.
+            ("name: a\ngravity: [0, 0, -1.0e6]\n", "at most 100 m/s²"),
+            ("name: a\nrobot_start: {xyz: [0, 0, -5]}\n", "robot_start.xyz[2]"),
+            ("name: a\nrobot_start: {xyz: [0, 0, 50]}\n", "robot_start.xyz[2]"),
+            (
+                "name: a\nground: {friction: 0.5, size_m: [4, 4]}\nrobot_start: {xyz: [3, 0, 0]}\n",
+                "robot_start.xyz[0]",
+            ),
         ] {
             let e = Scenario::from_yaml(text, "scen.yaml").unwrap_err().to_string();
             assert!(e.contains(needle) && e.contains("scen.yaml"), "{text}: {e}");

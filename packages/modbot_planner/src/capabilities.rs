@@ -88,6 +88,7 @@ impl Capabilities {
             line: 0,
             message,
         };
+        modbot_core::error::check_yaml_text(text).map_err(bad)?;
         let c: Capabilities = serde_yaml_ng::from_str(text).map_err(|e| PlanError::Malformed {
             origin: origin.to_string(),
             line: e.location().map_or(0, |l| l.line()),
@@ -134,7 +135,7 @@ impl Capabilities {
 
     /// Loads a table.
     pub fn load(path: &Path) -> Result<Capabilities, PlanError> {
-        let text = std::fs::read_to_string(path).map_err(|e| PlanError::Malformed {
+        let text = modbot_core::error::read_capped(path).map_err(|e| PlanError::Malformed {
             origin: path.display().to_string(),
             line: 0,
             message: e.to_string(),

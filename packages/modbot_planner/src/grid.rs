@@ -346,7 +346,7 @@ impl GridMap {
 
     /// Loads a Moving AI `.map` file.
     pub fn load_movingai(path: &Path) -> Result<GridMap, PlanError> {
-        let text = std::fs::read_to_string(path).map_err(|e| PlanError::Malformed {
+        let text = modbot_core::error::read_capped(path).map_err(|e| PlanError::Malformed {
             origin: path.display().to_string(),
             line: 0,
             message: e.to_string(),

@@ -137,7 +137,8 @@ fn resolve_file(file: &Path, ctx: &mut Ctx, out: &mut Launch, depth: usize) -> R
     if depth > 16 {
         return Err(err(file, "includes nest deeper than 16 (a cycle?)"));
     }
-    let text = std::fs::read_to_string(file).map_err(|e| err(file, e))?;
+    let text = modbot_core::error::read_capped(file).map_err(|e| err(file, e))?;
+    modbot_core::error::check_yaml_text(&text).map_err(|e| err(file, e))?;
     let doc: Value = serde_yaml_ng::from_str(&text).map_err(|e| err(file, e))?;
     let entries = doc
         .get("launch")
@@ -179,6 +180,7 @@ fn actions(entries: &[Value], ctx: &mut Ctx, out: &mut Launch, depth: usize) -> 
                 ));
             }
         };
+        known_keys(&body, kind, ctx)?;
         if !condition(&body, ctx)? {
             continue;
         }
@@ -222,13 +224,12 @@ fn actions(entries: &[Value], ctx: &mut Ctx, out: &mut Launch, depth: usize) -> 
                 if let Some(ns) = string_field(&body, "namespace", ctx)? {
                     ctx.ns.push(ns);
                 }
-                let inner = body
-                    .get("actions")
-                    .or_else(|| body.get("children"))
-                    .and_then(Value::as_sequence)
-                    .cloned()
-                    .unwrap_or_default();
-                actions(&inner, ctx, out, depth)?;
+                let inner = if body.contains_key("actions") {
+                    list(&body, "actions", "`group`", ctx)?
+                } else {
+                    list(&body, "children", "`group`", ctx)?
+                };
+                actions(inner, ctx, out, depth)?;
                 ctx.ns.truncate(saved_ns);
                 if scoped {
                     ctx.vars = saved_vars;
@@ -249,14 +250,15 @@ fn actions(entries: &[Value], ctx: &mut Ctx, out: &mut Launch, depth: usize) -> 
                     file: path.clone(),
                     packages: ctx.packages,
                 };
-                if let Some(Value::Sequence(args)) = body.get("arg") {
-                    for a in args {
-                        let Value::Mapping(a) = a else { continue };
-                        let n = string_field(a, "name", ctx)?
-                            .ok_or_else(|| err(&ctx.file, "include `arg` without `name`"))?;
-                        let v = string_field(a, "value", ctx)?.unwrap_or_default();
-                        inner.vars.insert(n, v);
-                    }
+                for a in list(&body, "arg", "`include`", ctx)? {
+                    let Value::Mapping(a) = a else {
+                        return Err(err(&ctx.file, "an include `arg` entry must be a mapping"));
+                    };
+                    only_keys(a, "include `arg`", &["name", "value"], false, ctx)?;
+                    let n =
+                        string_field(a, "name", ctx)?.ok_or_else(|| err(&ctx.file, "include `arg` without `name`"))?;
+                    let v = string_field(a, "value", ctx)?.unwrap_or_default();
+                    inner.vars.insert(n, v);
                 }
                 resolve_file(&path, &mut inner, out, depth + 1)?;
             }
@@ -272,6 +274,67 @@ fn actions(entries: &[Value], ctx: &mut Ctx, out: &mut Launch, depth: usize) -> 
         }
     }
     Ok(())
+}
+
+/// The keys each action takes (ROS 2's YAML launch format, the part modbot launch runs);
+/// `if` and `unless` on every one. A misspelt key is refused as in every other file
+/// (issue 18: `parm:` dropped every parameter and the launch went on).
+fn action_keys(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "arg" => &["name", "default", "description"],
+        "let" => &["name", "value"],
+        "push-ros-namespace" | "push_ros_namespace" => &["namespace"],
+        "group" => &["actions", "children", "namespace", "scoped"],
+        "include" => &["file", "arg"],
+        // `output` (screen or log) is accepted: modbot launch prefixes and prints every
+        // node's output either way.
+        "node" => &["pkg", "exec", "name", "namespace", "param", "remap", "args", "output"],
+        "executable" => &["cmd", "name", "args", "output"],
+        _ => &[],
+    }
+}
+
+/// Refuses keys of `m` not in `allowed` (nor `if`/`unless` when `conditions`), naming `what`.
+fn only_keys(m: &Mapping, what: &str, allowed: &[&str], conditions: bool, ctx: &Ctx) -> Result<()> {
+    for k in m.keys() {
+        let key = k.as_str().unwrap_or("");
+        if !(allowed.contains(&key) || conditions && (key == "if" || key == "unless")) {
+            let mut known: Vec<&str> = allowed.to_vec();
+            if conditions {
+                known.extend(["if", "unless"]);
+            }
+            return Err(err(
+                &ctx.file,
+                format!("{what}: unknown key `{}` (known: {})", serde_key(k), known.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn known_keys(body: &Mapping, kind: &str, ctx: &Ctx) -> Result<()> {
+    let allowed = action_keys(kind);
+    if allowed.is_empty() {
+        return Ok(()); // an unknown action is refused by name below
+    }
+    only_keys(body, &format!("`{kind}`"), allowed, true, ctx)
+}
+
+/// A mapping key as written (a string, or YAML for anything else).
+fn serde_key(k: &Value) -> String {
+    match k {
+        Value::String(s) => s.clone(),
+        other => serde_yaml_ng::to_string(other).unwrap_or_default().trim().to_string(),
+    }
+}
+
+/// The list under `key` of `m`: none when absent; refused when it is not a list.
+fn list<'m>(m: &'m Mapping, key: &str, what: &str, ctx: &Ctx) -> Result<&'m [Value]> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Sequence(items)) => Ok(items),
+        Some(_) => Err(err(&ctx.file, format!("{what}: `{key}` must be a list"))),
+    }
 }
 
 fn condition(body: &Mapping, ctx: &Ctx) -> Result<bool> {
@@ -350,39 +413,58 @@ fn node(b: &Mapping, ctx: &Ctx) -> Result<NodeLaunch> {
     if let Some(a) = string_field(b, "args", ctx)? {
         n.args = a.split_whitespace().map(String::from).collect();
     }
-    if let Some(Value::Sequence(ps)) = b.get("param") {
-        for p in ps {
-            let Value::Mapping(p) = p else {
-                return Err(err(&ctx.file, "a `param` entry must be a mapping"));
-            };
-            if let Some(f) = string_field(p, "from", ctx)? {
-                n.params_files.push(PathBuf::from(f));
-            } else {
-                let k =
-                    string_field(p, "name", ctx)?.ok_or_else(|| err(&ctx.file, "`param` without `name` or `from`"))?;
-                let v = string_field(p, "value", ctx)?.unwrap_or_default();
-                n.params.push((k, v));
-            }
+    for p in list(b, "param", "`node`", ctx)? {
+        let Value::Mapping(p) = p else {
+            return Err(err(&ctx.file, "a `param` entry must be a mapping"));
+        };
+        if p.contains_key("from") {
+            only_keys(p, "`param` entry", &["from"], false, ctx)?;
+        } else {
+            only_keys(p, "`param` entry", &["name", "value"], false, ctx)?;
+        }
+        if let Some(f) = string_field(p, "from", ctx)? {
+            n.params_files.push(PathBuf::from(f));
+        } else {
+            let k = string_field(p, "name", ctx)?.ok_or_else(|| err(&ctx.file, "`param` without `name` or `from`"))?;
+            let v = string_field(p, "value", ctx)?.unwrap_or_default();
+            n.params.push((k, v));
         }
     }
-    if let Some(Value::Sequence(rs)) = b.get("remap") {
-        for r in rs {
-            let Value::Mapping(r) = r else {
-                return Err(err(&ctx.file, "a `remap` entry must be a mapping"));
-            };
-            let from = string_field(r, "from", ctx)?.ok_or_else(|| err(&ctx.file, "`remap` without `from`"))?;
-            let to = string_field(r, "to", ctx)?.ok_or_else(|| err(&ctx.file, "`remap` without `to`"))?;
-            n.remaps.push((from, to));
-        }
+    for r in list(b, "remap", "`node`", ctx)? {
+        let Value::Mapping(r) = r else {
+            return Err(err(&ctx.file, "a `remap` entry must be a mapping"));
+        };
+        only_keys(r, "`remap` entry", &["from", "to"], false, ctx)?;
+        let from = string_field(r, "from", ctx)?.ok_or_else(|| err(&ctx.file, "`remap` without `from`"))?;
+        let to = string_field(r, "to", ctx)?.ok_or_else(|| err(&ctx.file, "`remap` without `to`"))?;
+        n.remaps.push((from, to));
     }
     Ok(n)
 }
 
-/// Expands `$(...)` substitutions (nested ones first).
+/// Longest value a substitution may expand to, bytes. `let`s that repeat each other
+/// (`b: $(var a)$(var a)`, `c: $(var b)$(var b)`, …) double at every step: without a
+/// bound, 30 of them asked for gigabytes (issue 18).
+pub const MAX_SUBSTITUTED_BYTES: usize = 64 * 1024;
+
+/// Expands `$(...)` substitutions (nested ones first); refuses a result longer than
+/// [`MAX_SUBSTITUTED_BYTES`].
 fn subst(s: &str, ctx: &Ctx) -> Result<String> {
     let mut out = String::new();
     let mut rest = s;
+    let too_long = |n: usize| {
+        err(
+            &ctx.file,
+            format!(
+                "`{}…` expands to more than {MAX_SUBSTITUTED_BYTES} bytes ({n} so far)",
+                s.chars().take(40).collect::<String>()
+            ),
+        )
+    };
     while let Some(i) = rest.find("$(") {
+        if out.len() + i > MAX_SUBSTITUTED_BYTES {
+            return Err(too_long(out.len() + i));
+        }
         out.push_str(&rest[..i]);
         let after = &rest[i + 2..];
         // Find the matching parenthesis.
@@ -403,7 +485,11 @@ fn subst(s: &str, ctx: &Ctx) -> Result<String> {
         }
         let end = end.ok_or_else(|| err(&ctx.file, format!("unclosed `$(` in `{s}`")))?;
         let inner = subst(&after[..end], ctx)?;
-        out.push_str(&evaluate(&inner, ctx)?);
+        let value = evaluate(&inner, ctx)?;
+        if out.len() + value.len() > MAX_SUBSTITUTED_BYTES {
+            return Err(too_long(out.len() + value.len()));
+        }
+        out.push_str(&value);
         rest = &after[end + 1..];
     }
     out.push_str(rest);
@@ -556,6 +642,27 @@ mod tests {
             ("launch:\n- bogus: {}\n", "bogus"),
             ("launch:\n- node: {pkg: a, exec: b, if: maybe}\n", "maybe"),
             ("launch: [\n", "bad.launch.yaml"),
+            // Issue 18: misspelt keys are refused, not dropped with everything under them.
+            (
+                "launch:\n- node: {pkg: a, exec: b, parm: [{name: x, value: 1}]}\n",
+                "`node`: unknown key `parm`",
+            ),
+            (
+                "launch:\n- node: {pkg: a, exec: b, param: [{nme: x, value: 1}]}\n",
+                "unknown key `nme`",
+            ),
+            (
+                "launch:\n- node: {pkg: a, exec: b, param: x}\n",
+                "`param` must be a list",
+            ),
+            (
+                "launch:\n- node: {pkg: a, exec: b, remap: [{from: a, too: b}]}\n",
+                "unknown key `too`",
+            ),
+            ("launch:\n- arg: {name: a, defualt: '1'}\n", "unknown key `defualt`"),
+            ("launch:\n- group: {namespace: n, action: []}\n", "unknown key `action`"),
+            ("launch:\n- include: {file: f.yaml, args: []}\n", "unknown key `args`"),
+            (&format!("launch: {}\n", "[".repeat(10_000)), "nested deeper than 64"),
         ] {
             let f = write(&d, "bad.launch.yaml", text);
             let e = resolve(&f, &[], &pk).expect_err(text).to_string();
@@ -566,5 +673,20 @@ mod tests {
             .expect_err("undeclared")
             .to_string();
         assert!(e.contains("`b` is not declared"), "{e}");
+    }
+
+    /// Issue 18: `let`s that double each other are stopped at the substitution bound, at
+    /// once (they grew to 1.7 GB in 4 s).
+    #[test]
+    fn doubling_substitutions_are_bounded() {
+        let d = tmp("c");
+        let pk: BTreeMap<String, PathBuf> = BTreeMap::new();
+        let mut text = String::from("launch:\n- let: {name: v0, value: xxxxxxxx}\n");
+        for k in 1..40 {
+            text += &format!("- let: {{name: v{k}, value: '$(var v{0})$(var v{0})'}}\n", k - 1);
+        }
+        let f = write(&d, "double.launch.yaml", &text);
+        let e = resolve(&f, &[], &pk).expect_err("bounded").to_string();
+        assert!(e.contains("more than 65536 bytes"), "{e}");
     }
 }

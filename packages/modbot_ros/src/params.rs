@@ -38,6 +38,7 @@ impl ParamValue {
         if text.is_empty() {
             return Ok(ParamValue::Str(String::new()));
         }
+        modbot_core::error::check_yaml_text(text)?;
         let v: Value = serde_yaml_ng::from_str(text).map_err(|e| e.to_string())?;
         ParamValue::from_yaml(&v)
     }
@@ -258,13 +259,15 @@ pub fn with_assignment<C: NodeConfig>(
 /// Loads the parameters of one node from a ROS parameter file. Sections apply in file
 /// order: `/**` (every node), `/**/NAME`, `NAME`, and `/NS/NAME` (this node only).
 pub fn load_params_file(path: &Path, node: &str, namespace: &str) -> Result<ParamMap> {
-    let text = std::fs::read_to_string(path).map_err(|e| RosError::Params(format!("{}: {e}", path.display())))?;
+    let text =
+        modbot_core::error::read_capped(path).map_err(|e| RosError::Params(format!("{}: {e}", path.display())))?;
     params_from_yaml(&text, &path.display().to_string(), node, namespace)
 }
 
 /// [`load_params_file`] on text; `origin` names it in errors.
 pub fn params_from_yaml(text: &str, origin: &str, node: &str, namespace: &str) -> Result<ParamMap> {
     let bad = |why: String| RosError::Params(format!("{origin}: {why}"));
+    modbot_core::error::check_yaml_text(text).map_err(bad)?;
     let doc: Value = serde_yaml_ng::from_str(text).map_err(|e| bad(e.to_string()))?;
     let Value::Mapping(top) = doc else {
         return Err(bad("the top level must map node names to `ros__parameters`".into()));

@@ -48,7 +48,7 @@ pub enum SimError {
         link: String,
     },
     /// The physics diverged (NaN or runaway energy).
-    #[error("simulation diverged at step {step} (t = {time:.4} s): link `{link}`: {what}")]
+    #[error("simulation diverged at step {step} (t = {time:.4} s): link `{link}`: {what}; the inputs: {setup}")]
     Diverged {
         /// Physics step index.
         step: u64,
@@ -58,6 +58,9 @@ pub enum SimError {
         link: String,
         /// What is bad.
         what: String,
+        /// What the run was started with (world, gravity, engine, step, start poses), so
+        /// the input that drove it there can be found.
+        setup: String,
     },
     /// Bad simulation settings.
     #[error("{key} = {value}: {expected}")]

@@ -303,6 +303,8 @@ pub struct Simulator {
     steps: u64,
     time: f64,
     reference: Reference,
+    /// The inputs a divergence report names (world, gravity, engine, step, start poses).
+    setup: String,
     /// URDF link names, in link order (every robot's).
     pub(crate) link_names: Vec<String>,
     /// What a ray can hit: the obstacles (world pose) and every body's colliders (body,
@@ -511,7 +513,30 @@ impl Simulator {
         }
         let (body_names, body_com, ray_colliders) = body_tables(&layout, several);
         let ray_obstacles = layout.obstacles.iter().map(|o| (o.shape.clone(), o.pose)).collect();
+        let starts: Vec<String> = robots
+            .iter()
+            .map(|(r, p)| {
+                format!(
+                    "`{}` ({:.3} kg) at ({:.3}, {:.3}, {:.3}) m, yaw {:.1}°",
+                    r.model.name,
+                    r.model.links.iter().map(|l| l.mass).sum::<f64>(),
+                    p.xyz[0],
+                    p.xyz[1],
+                    p.xyz[2],
+                    p.yaw.to_degrees()
+                )
+            })
+            .collect();
+        let setup = format!(
+            "world `{}`, gravity {:?} m/s², {} engine, physics step {} ms, {}",
+            scenario.name,
+            scenario.gravity,
+            settings.engine(),
+            settings.step_s * 1000.0,
+            starts.join(", ")
+        );
         Ok(Simulator {
+            setup,
             link_names,
             ray_obstacles,
             ray_colliders,
@@ -769,6 +794,7 @@ impl Simulator {
                     time: self.time,
                     link: name.clone(),
                     what,
+                    setup: self.setup.clone(),
                 });
             }
         }

@@ -216,10 +216,23 @@ fn divergence_is_reported() {
         }
     }
     match err {
-        Some(SimError::Diverged { step, link, what, .. }) => {
+        Some(SimError::Diverged {
+            step,
+            link,
+            what,
+            setup,
+            ..
+        }) => {
             assert!(
                 step > 0 && !link.is_empty() && what.contains("runaway"),
                 "{link}: {what}"
+            );
+            // Issue 18: the report names the inputs, not only the step.
+            assert!(
+                setup.contains("gravity [0.0, 0.0, -9.81]")
+                    && setup.contains("`r` (0.051 kg) at (0.000, 0.000, 0.000)")
+                    && setup.contains("step 2 ms"),
+                "{setup}"
             );
         }
         other => panic!("expected divergence, got {other:?}"),

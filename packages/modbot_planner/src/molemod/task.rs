@@ -211,6 +211,10 @@ impl Task {
 
     /// Parses a task file: `initial` and `goal` as matrix text, optional `options`.
     pub fn from_yaml(text: &str, origin: &str) -> Result<Task, MoleError> {
+        modbot_core::error::check_yaml_text(text).map_err(|message| MoleError::File {
+            origin: origin.to_string(),
+            message,
+        })?;
         let f: TaskFile = serde_yaml_ng::from_str(text).map_err(|e| MoleError::File {
             origin: origin.to_string(),
             message: e.to_string(),
@@ -225,7 +229,7 @@ impl Task {
 
     /// Loads a task file.
     pub fn load(path: &Path) -> Result<Task, MoleError> {
-        let text = std::fs::read_to_string(path).map_err(|e| MoleError::File {
+        let text = modbot_core::error::read_capped(path).map_err(|e| MoleError::File {
             origin: path.display().to_string(),
             message: e.to_string(),
         })?;
