@@ -284,6 +284,7 @@ impl Transport for DdsTransport {
     }
 
     fn log(&self, level: Level, msg: &str) {
+        let msg = &*crate::transport::capped(msg);
         use ros2_client::log::Log;
         trace(level, &self.id.fq_name(), msg);
         let code = match level {

@@ -454,6 +454,7 @@ impl Transport for LoopbackNode {
     }
 
     fn log(&self, level: Level, msg: &str) {
+        let msg = &*crate::transport::capped(msg);
         let node = self.id.fq_name();
         trace(level, &node, msg);
         let mut b = lock(&self.bus.bus);
@@ -484,6 +485,33 @@ mod tests {
 
     fn drain<M: RosMessage>(sub: &impl Sub<M>) -> Vec<std::result::Result<M, String>> {
         std::iter::from_fn(|| sub.take()).collect()
+    }
+
+    /// Issue 18: a node refusing a flood of 1 MB garbage logs one capped line per period,
+    /// not every refusal in full (gait_node went to 1.5 GB of log in 30 s).
+    #[test]
+    fn refusal_logs_are_capped_and_rate_limited() {
+        let bus = LoopbackBus::new();
+        let node = bus.node(identity("gait_node", "/r1"));
+        let mut throttle = crate::transport::Throttle::new(5.0);
+        let huge = format!("gait command refused: unknown gait `{}é`", "x".repeat(1 << 20));
+        let logged = (0..1000)
+            .filter(|_| throttle.log(&node, "refused", Level::Warn, &huge))
+            .count();
+        assert_eq!(logged, 1, "one line in the period");
+        let logs = bus.logs();
+        assert_eq!(logs.len(), 1);
+        let line = &logs[0].msg;
+        assert!(
+            line.len() <= crate::transport::MAX_LOG_BYTES + 40,
+            "{} bytes",
+            line.len()
+        );
+        assert!(
+            line.ends_with(&format!("({} bytes in all)", huge.len())),
+            "{}",
+            &line[line.len() - 40..]
+        );
     }
 
     /// Names resolve per node (namespace, remap); each reader keeps the last `depth`.

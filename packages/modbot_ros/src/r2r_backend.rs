@@ -462,6 +462,7 @@ impl Transport for R2rTransport {
     }
 
     fn log(&self, level: Level, msg: &str) {
+        let msg = &*crate::transport::capped(msg);
         let logger = self.id.logger();
         trace(level, &self.id.fq_name(), msg);
         if let Some(p) = &self.rosout {

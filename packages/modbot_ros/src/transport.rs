@@ -130,6 +130,23 @@ impl<S: Sub<Clock>> SimClock<S> {
     }
 }
 
+/// Longest log line a node writes, bytes: refusals quote what they refuse, and a 1 MB gait
+/// name must not become a 1 MB line on stderr and /rosout (issue 18).
+pub const MAX_LOG_BYTES: usize = 1024;
+
+/// `msg` cut to [`MAX_LOG_BYTES`] at a character boundary, saying how long it was. Every
+/// backend's [`Transport::log`] passes its line through it.
+pub fn capped(msg: &str) -> std::borrow::Cow<'_, str> {
+    if msg.len() <= MAX_LOG_BYTES {
+        return std::borrow::Cow::Borrowed(msg);
+    }
+    let mut end = MAX_LOG_BYTES;
+    while !msg.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!("{}… ({} bytes in all)", &msg[..end], msg.len()))
+}
+
 /// The stderr side of [`Transport::log`], the same on every backend: `[fq] msg` at `level`.
 pub fn trace(level: Level, fq: &str, msg: &str) {
     match level {
