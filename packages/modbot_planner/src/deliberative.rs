@@ -83,13 +83,15 @@ impl TerrainMap {
         }
         let margin = 0.5;
         let origin = [lo[0] - margin, lo[1] - margin];
-        let nx = ((hi[0] - lo[0] + 2.0 * margin) / resolution).ceil() as usize + 1;
-        let ny = ((hi[1] - lo[1] + 2.0 * margin) / resolution).ceil() as usize + 1;
-        if nx * ny > 4_000_000 {
+        // Sizes compared as f64 before any cast: a resolution of 1e-300 must not wrap.
+        let fx = ((hi[0] - lo[0] + 2.0 * margin) / resolution).ceil() + 1.0;
+        let fy = ((hi[1] - lo[1] + 2.0 * margin) / resolution).ceil() + 1.0;
+        if !(fx.is_finite() && fy.is_finite() && fx * fy <= 4_000_000.0) {
             return Err(PlanError::InvalidRequest(format!(
-                "{nx} × {ny} cells: use a coarser resolution"
+                "{fx:.0} × {fy:.0} cells: use a coarser resolution"
             )));
         }
+        let (nx, ny) = (fx as usize, fy as usize);
         let mut obstacles: Vec<(String, [f64; 2], f64)> = Vec::new();
         let mut index = BTreeMap::new();
         for o in &s.obstacles {

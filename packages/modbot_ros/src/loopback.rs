@@ -494,7 +494,12 @@ mod tests {
         let bus = LoopbackBus::new();
         let node = bus.node(identity("gait_node", "/r1"));
         let mut throttle = crate::transport::Throttle::new(5.0);
-        let huge = format!("gait command refused: unknown gait `{}é`", "x".repeat(1 << 20));
+        // A two-byte character across byte 1024: the cut falls on a character boundary.
+        let huge = format!(
+            "gait command refused: unknown gait `{}{}`",
+            "x".repeat(1001),
+            "é".repeat(1 << 19)
+        );
         let logged = (0..1000)
             .filter(|_| throttle.log(&node, "refused", Level::Warn, &huge))
             .count();

@@ -186,7 +186,11 @@ impl Throttle {
         }
         let suppressed = std::mem::replace(entry, (now, 0)).1;
         if suppressed > 0 {
-            t.log(level, &format!("{msg} ({suppressed} more like it suppressed)"));
+            // Capped before the count is added, so the count survives the cap.
+            t.log(
+                level,
+                &format!("{} ({suppressed} more like it suppressed)", capped(msg)),
+            );
         } else {
             t.log(level, msg);
         }

@@ -759,12 +759,12 @@ impl Simulator {
         self.check()
     }
 
-    /// Steps physics until the simulated clock is within half a step of `t` (s): none when it
-    /// is already there. A control loop calls it with its own clock (tick × period), so the
-    /// time simulated is the controller's whatever the ratio of control period to step.
+    /// Steps physics until the simulated clock has reached `t` (s): none when it already has.
+    /// A control loop calls it with its own clock (tick × period), so the time simulated is
+    /// the controller's whatever the ratio of control period to step; physics is never
+    /// behind the controller, and at most one step ahead of it.
     pub fn advance_to(&mut self, t: f64) -> Result<()> {
-        let half = 0.5 * self.settings.step_s;
-        while self.time + half < t {
+        while self.time < t - 1e-9 {
             self.step()?;
         }
         Ok(())

@@ -223,7 +223,8 @@ impl<'a> Search<'a> {
         let mut steps = Vec::new();
         let mut states = Vec::new();
         let mut n = goal;
-        // Each node once at most: parent links only point to nodes of lower g.
+        // Each node once at most, whatever the links (with saturating sums and strict
+        // improvements they form a tree; the bound keeps a broken one from looping).
         for _ in 0..=self.nodes.len() {
             let node = &self.nodes[n as usize];
             states.push(node.state);

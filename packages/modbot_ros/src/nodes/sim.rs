@@ -211,6 +211,11 @@ impl SimCore {
         r
     }
 
+    /// Steps the physics until its clock reaches `t` (s; [`modbot_sim::Simulator::advance_to`]).
+    pub fn advance_to(&mut self, t: f64) -> std::result::Result<(), String> {
+        self.session.sim.advance_to(t).map_err(|e| e.to_string())
+    }
+
     /// Steps the physics `n` times.
     pub fn advance(&mut self, n: usize) -> std::result::Result<(), String> {
         for _ in 0..n {
@@ -577,7 +582,10 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
         ),
     );
     let frame = 1.0 / cfg.publish_rate_hz;
-    let substeps = (frame / core.session.sim.step_size()).round().max(1.0) as usize;
+    // Frames keep their own clock (not a whole number of steps each), so the published
+    // rate is the one asked for whatever the physics step (issue 18).
+    let t0 = core.session.sim.time();
+    let mut frames: u64 = 0;
     let started = Instant::now();
     let mut throttle = Throttle::new(5.0);
     let mut held: Option<Instant> = None;
@@ -637,7 +645,8 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
                 }
                 released = true;
             }
-            core.advance(substeps)
+            frames += 1;
+            core.advance_to(t0 + frames as f64 * frame)
                 .map_err(|e| RosError::Node(format!("simulation stopped: {e}")))?;
         } else {
             held.get_or_insert_with(Instant::now);
