@@ -138,13 +138,20 @@ pub fn read_text(path: &std::path::Path) -> Result<String> {
 
 /// [`read_text`] for readers with their own error types: the reason, without the path.
 pub fn read_capped(path: &std::path::Path) -> std::result::Result<String, String> {
-    let len = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
-    if len > MAX_TEXT_FILE_BYTES {
+    use std::io::Read;
+    // Read through a limit, not by the length the file reports: a FIFO, /dev/zero or a
+    // /proc file reports 0.
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    file.take(MAX_TEXT_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| e.to_string())?;
+    if text.len() as u64 > MAX_TEXT_FILE_BYTES {
         return Err(format!(
-            "{len} bytes; files of at most {MAX_TEXT_FILE_BYTES} bytes are read"
+            "more than {MAX_TEXT_FILE_BYTES} bytes; files of at most that are read"
         ));
     }
-    std::fs::read_to_string(path).map_err(|e| e.to_string())
+    Ok(text)
 }
 
 /// Checks YAML text before it is parsed: at most [`MAX_TEXT_FILE_BYTES`] and flow
@@ -190,4 +197,19 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, origin: &str) -> R
         origin: origin.to_string(),
         message: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 18: a file that reports no length (here /dev/zero) is read through the limit
+    /// and refused, not read until memory runs out.
+    #[test]
+    fn reads_stop_at_the_limit_whatever_the_file_reports() {
+        let e = read_capped(std::path::Path::new("/dev/zero")).expect_err("endless");
+        assert!(e.contains(&format!("more than {MAX_TEXT_FILE_BYTES} bytes")), "{e}");
+        assert!(check_yaml_text(&"[".repeat(65)).is_err());
+        assert!(check_yaml_text(&"[".repeat(64)).is_ok());
+    }
 }
