@@ -113,13 +113,7 @@ pub fn parse_set(s: &str) -> Result<(String, f64), String> {
     if k.is_empty() {
         return Err(format!("`{s}`: empty key"));
     }
-    let v: f64 = v
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{s}`: `{}` is not a number", v.trim()))?;
-    if !v.is_finite() {
-        return Err(format!("`{s}`: the value must be finite"));
-    }
+    let v = finite(v.trim()).map_err(|e| format!("`{s}`: {e}"))?;
     Ok((k.to_string(), v))
 }
 

@@ -157,9 +157,9 @@ pub fn read_capped(path: &std::path::Path) -> std::result::Result<String, String
 /// Checks YAML text before it is parsed: at most [`MAX_TEXT_FILE_BYTES`] and flow
 /// collections nested at most [`MAX_YAML_FLOW_DEPTH`] deep. Brackets are counted wherever
 /// they are (in quoted strings too): an honest file never holds 64 unclosed ones, and a scan
-/// that skipped quotes could be fooled by a stray apostrophe. Every YAML reader of the
-/// workspace calls it first.
-pub fn check_yaml_text(text: &str) -> std::result::Result<(), String> {
+/// that skipped quotes could be fooled by a stray apostrophe. [`yaml_from_str`] runs it
+/// before the parser.
+fn check_yaml_text(text: &str) -> std::result::Result<(), String> {
     if text.len() as u64 > MAX_TEXT_FILE_BYTES {
         return Err(format!(
             "{} bytes of YAML; at most {MAX_TEXT_FILE_BYTES} are read",
@@ -187,15 +187,31 @@ pub fn check_yaml_text(text: &str) -> std::result::Result<(), String> {
     Ok(())
 }
 
+/// Why YAML text was refused: the reason, and the line when the parser knows it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct YamlError {
+    /// What is wrong.
+    pub message: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+}
+
+/// The one door from YAML text to a value for every reader of the workspace: the text is
+/// checked first ([`MAX_TEXT_FILE_BYTES`], [`MAX_YAML_FLOW_DEPTH`]), then parsed.
+pub fn yaml_from_str<T: serde::de::DeserializeOwned>(text: &str) -> std::result::Result<T, YamlError> {
+    check_yaml_text(text).map_err(|message| YamlError { message, line: None })?;
+    serde_yaml_ng::from_str(text).map_err(|e| YamlError {
+        line: e.location().map(|l| l.line()),
+        message: e.to_string(),
+    })
+}
+
 /// Parses a YAML document with `deny_unknown_fields`-style schemas, naming the origin on error.
 pub fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, origin: &str) -> Result<T> {
-    check_yaml_text(text).map_err(|message| CoreError::Yaml {
+    yaml_from_str(text).map_err(|e| CoreError::Yaml {
         origin: origin.to_string(),
-        message,
-    })?;
-    serde_yaml_ng::from_str(text).map_err(|e| CoreError::Yaml {
-        origin: origin.to_string(),
-        message: e.to_string(),
+        message: e.message,
     })
 }
 

@@ -41,8 +41,7 @@ impl DescriptionConfig {
             origin: origin.to_string(),
             message,
         };
-        modbot_core::error::check_yaml_text(text).map_err(err)?;
-        let c: DescriptionConfig = serde_yaml_ng::from_str(text).map_err(|e| err(e.to_string()))?;
+        let c: DescriptionConfig = modbot_core::error::yaml_from_str(text).map_err(|e| err(e.message))?;
         for (key, v) in [
             ("controller_update_rate_hz", c.controller_update_rate_hz),
             ("odometry_rate_hz", c.odometry_rate_hz),

@@ -123,8 +123,7 @@ impl GaitLibrary {
 
     /// Merges a gait file (YAML text) over this library; `origin` names it in errors.
     pub fn merged(mut self, text: &str, origin: &str) -> Result<GaitLibrary> {
-        modbot_core::error::check_yaml_text(text).map_err(|m| config_err(origin, m))?;
-        let file: GaitsFile = serde_yaml_ng::from_str(text).map_err(|e| config_err(origin, e.to_string()))?;
+        let file: GaitsFile = modbot_core::error::yaml_from_str(text).map_err(|e| config_err(origin, e.message))?;
         if let Some(t) = file.transition {
             for (key, v) in [("transition.ramp_s", t.ramp_s), ("transition.blend_s", t.blend_s)] {
                 if !(v.is_finite() && (0.0..=600.0).contains(&v)) {

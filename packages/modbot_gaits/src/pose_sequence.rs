@@ -336,11 +336,7 @@ impl PoseSequence {
 
     /// Parses a pose sequence file's text and resolves it against a robot.
     pub fn from_yaml(text: &str, origin: &str, robot: &Topology) -> Result<PoseSequence> {
-        modbot_core::error::check_yaml_text(text).map_err(|message| GaitError::Config {
-            origin: origin.to_string(),
-            message,
-        })?;
-        let file: PoseSequenceFile = serde_yaml_ng::from_str(text).map_err(|e| GaitError::Config {
+        let file: PoseSequenceFile = modbot_core::error::yaml_from_str(text).map_err(|e| GaitError::Config {
             origin: origin.to_string(),
             message: e.to_string(),
         })?;

@@ -88,11 +88,10 @@ impl Capabilities {
             line: 0,
             message,
         };
-        modbot_core::error::check_yaml_text(text).map_err(bad)?;
-        let c: Capabilities = serde_yaml_ng::from_str(text).map_err(|e| PlanError::Malformed {
+        let c: Capabilities = modbot_core::error::yaml_from_str(text).map_err(|e| PlanError::Malformed {
             origin: origin.to_string(),
-            line: e.location().map_or(0, |l| l.line()),
-            message: e.to_string(),
+            line: e.line.unwrap_or(0),
+            message: e.message,
         })?;
         let pos = |key: String, v: f64| -> Result<(), PlanError> {
             if v.is_finite() && v > 0.0 {

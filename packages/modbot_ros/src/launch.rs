@@ -138,8 +138,7 @@ fn resolve_file(file: &Path, ctx: &mut Ctx, out: &mut Launch, depth: usize) -> R
         return Err(err(file, "includes nest deeper than 16 (a cycle?)"));
     }
     let text = modbot_core::error::read_capped(file).map_err(|e| err(file, e))?;
-    modbot_core::error::check_yaml_text(&text).map_err(|e| err(file, e))?;
-    let doc: Value = serde_yaml_ng::from_str(&text).map_err(|e| err(file, e))?;
+    let doc: Value = modbot_core::error::yaml_from_str(&text).map_err(|e| err(file, e))?;
     let entries = doc
         .get("launch")
         .and_then(Value::as_sequence)

@@ -38,8 +38,7 @@ impl ParamValue {
         if text.is_empty() {
             return Ok(ParamValue::Str(String::new()));
         }
-        modbot_core::error::check_yaml_text(text)?;
-        let v: Value = serde_yaml_ng::from_str(text).map_err(|e| e.to_string())?;
+        let v: Value = modbot_core::error::yaml_from_str(text).map_err(|e| e.message)?;
         ParamValue::from_yaml(&v)
     }
 
@@ -267,8 +266,7 @@ pub fn load_params_file(path: &Path, node: &str, namespace: &str) -> Result<Para
 /// [`load_params_file`] on text; `origin` names it in errors.
 pub fn params_from_yaml(text: &str, origin: &str, node: &str, namespace: &str) -> Result<ParamMap> {
     let bad = |why: String| RosError::Params(format!("{origin}: {why}"));
-    modbot_core::error::check_yaml_text(text).map_err(bad)?;
-    let doc: Value = serde_yaml_ng::from_str(text).map_err(|e| bad(e.to_string()))?;
+    let doc: Value = modbot_core::error::yaml_from_str(text).map_err(|e| bad(e.message))?;
     let Value::Mapping(top) = doc else {
         return Err(bad("the top level must map node names to `ros__parameters`".into()));
     };

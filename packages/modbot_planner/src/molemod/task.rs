@@ -211,11 +211,7 @@ impl Task {
 
     /// Parses a task file: `initial` and `goal` as matrix text, optional `options`.
     pub fn from_yaml(text: &str, origin: &str) -> Result<Task, MoleError> {
-        modbot_core::error::check_yaml_text(text).map_err(|message| MoleError::File {
-            origin: origin.to_string(),
-            message,
-        })?;
-        let f: TaskFile = serde_yaml_ng::from_str(text).map_err(|e| MoleError::File {
+        let f: TaskFile = modbot_core::error::yaml_from_str(text).map_err(|e| MoleError::File {
             origin: origin.to_string(),
             message: e.to_string(),
         })?;
