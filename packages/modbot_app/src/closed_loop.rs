@@ -136,6 +136,11 @@ impl Observed {
         Ok(())
     }
 
+    /// A joint state has arrived.
+    pub fn joints_seen(&self) -> bool {
+        self.joints_seen
+    }
+
     /// Both a joint state and a base pose have arrived.
     pub fn ready(&self) -> bool {
         self.joints_seen && self.base.is_some()

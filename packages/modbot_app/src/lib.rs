@@ -7,6 +7,7 @@ pub mod evaluate;
 pub mod gait_driver;
 pub mod load;
 pub mod maze;
+pub mod navigate;
 pub mod organism;
 pub mod search;
 pub mod session;

@@ -7,8 +7,10 @@
 //! Position control per configuration: a chain whose gait moves along its body axis only
 //! (`caterpillar`) drives forward or in reverse towards the sub-goal's projection on its
 //! axis ([`Controller::Axial`]); a pitch-yaw chain (`straight`, `turning`, `sidewinding` in
-//! the capability table) steers with the `turning` gait, its yaw offset O_h proportional to
-//! the bearing error, in 5° steps, and runs `straight` when aligned ([`Controller::Steer`]).
+//! the capability table) steers by pure pursuit: the curvature of the circle through the
+//! sub-goal, turned into the `turning` gait's yaw offset O_h by the source's turning radius
+//! (5.1) ([`TurnModel`]), in 2.5° steps, and `straight` when aligned ([`Controller::Steer`],
+//! decision record 0033).
 //! A row that asks for another configuration or an ability this robot does not have is
 //! reported and the robot holds; a row that is blocked or times out stops the robot and asks
 //! for a replan to the plan's final goal.
@@ -50,7 +52,8 @@ pub enum ExecutiveError {
 pub enum Controller {
     /// Forward or reverse along the body axis (caterpillar).
     Axial,
-    /// `turning` with O_h from the bearing error, `straight` when aligned (pitch-yaw chain).
+    /// Pure pursuit with `turning` (O_h from the curvature), `straight` when aligned
+    /// (pitch-yaw chain).
     Steer,
 }
 
@@ -103,20 +106,63 @@ impl Drive {
     }
 }
 
-/// The steering law's gains.
+/// The turning model of a pitch-yaw chain for pure pursuit: the `turning` gait's yaw offset
+/// that makes the robot follow a circle of curvature κ. From the source's formula (5.1),
+/// |r| = l w_n(α_v)/α_h with α_h = O_h M/2, so O_h = c κ with c = 2 l w_n(α_v)/M (rad·m):
+/// l the chain's length, M its modules, α_v the vertical winding angle of the gait.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TurnModel {
+    /// c: O_h in rad per unit curvature (1/m), m.
+    pub offset_per_curvature_m: f64,
+}
+
+impl TurnModel {
+    /// The model of formula (5.1) for a chain of `modules` modules, `length_m` long, under a
+    /// `turning` gait whose vertical winding angle α_v has the normalised width
+    /// `width_n` = w_n(α_v) (modbot_gaits computes it).
+    pub fn formula_5_1(length_m: f64, modules: usize, width_n: f64) -> TurnModel {
+        TurnModel {
+            offset_per_curvature_m: 2.0 * length_m * width_n / modules.max(1) as f64,
+        }
+    }
+
+    /// The yaw offset O_h (deg) for curvature `kappa` (1/m, positive to the left).
+    pub fn offset_deg(&self, kappa: f64) -> f64 {
+        (self.offset_per_curvature_m * kappa).to_degrees()
+    }
+
+    /// The curvature (1/m) the offset `o_h_deg` turns on.
+    pub fn curvature(&self, o_h_deg: f64) -> f64 {
+        o_h_deg.to_radians() / self.offset_per_curvature_m
+    }
+}
+
+impl Default for TurnModel {
+    /// The shipped py:8 (8 modules of 72 mm) under the shipped `turning` gait (A_v = 30°,
+    /// Δφ_v = −120°, so α_v = 17.3° and w_n = 0.985): c = 0.142 m.
+    fn default() -> Self {
+        TurnModel::formula_5_1(8.0 * 0.072, 8, 0.985)
+    }
+}
+
+/// The steering law: the position controller and, for a pitch-yaw chain, its largest turn
+/// and its turning model.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Steering {
     /// Position controller.
     pub controller: Controller,
     /// Largest yaw offset O_h, deg.
     pub max_turn_deg: f64,
-    /// O_h per degree of bearing error.
-    pub turn_gain: f64,
+    /// O_h for a curvature.
+    pub turn: TurnModel,
 }
 
 fn wrap(a: f64) -> f64 {
     (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
 }
+
+/// O_h changes in steps of this size (deg): every change restarts the gait's blend.
+const TURN_STEP_DEG: f64 = 2.5;
 
 impl Steering {
     /// The drive that takes a robot at `pose` towards `target`; `gait` is the configuration's
@@ -134,17 +180,54 @@ impl Steering {
                 Drive::gait(gait, Vec::new(), direction)
             }
             Controller::Steer => {
-                let err = wrap(dy.atan2(dx) - pose.yaw).to_degrees();
-                // Positive O_h turns left (positive yaw), decision record 0002. Rounded to 5°
-                // steps: every change restarts the gait's blend.
-                let o_h = (self.turn_gain * err).clamp(-self.max_turn_deg, self.max_turn_deg);
-                let o_h = (o_h / 5.0).round() * 5.0;
-                if o_h == 0.0 {
-                    Drive::gait("straight", Vec::new(), Direction::AsGiven)
+                let (kappa, reverse) = self.pursue(pose, target);
+                let direction = if reverse {
+                    Direction::Reverse
                 } else {
-                    Drive::gait("turning", vec![("O_h".into(), o_h)], Direction::AsGiven)
+                    Direction::Forward
+                };
+                // Positive O_h bends the body to the left (decision record 0002): forward it
+                // turns left, in reverse the robot backs along the same circle.
+                let o_h = self.turn.offset_deg(kappa);
+                let o_h = (o_h / TURN_STEP_DEG).round() * TURN_STEP_DEG;
+                if o_h == 0.0 {
+                    Drive::gait("straight", Vec::new(), direction)
+                } else {
+                    Drive::gait("turning", vec![("O_h".into(), o_h)], direction)
                 }
             }
+        }
+    }
+
+    /// Pure pursuit of `target` from `pose`, forward or in reverse (a pitch-yaw chain backs
+    /// along the same circle when its wave runs the other way): the curvature of the circle
+    /// tangent to the body through the target, κ = 2 sin α / d with α the bearing from the
+    /// direction of travel (positive: the circle's centre on the body's left), and whether
+    /// to reverse. A target ahead (|α| ≤ 90°) is pursued forward, one behind in reverse. A
+    /// target inside the tightest circle (κ beyond the largest turn's) cannot be reached by
+    /// turning (turning there orbits it for ever): the robot drives straight away from it,
+    /// which brings it towards the body's axis, until the circle through it can be driven.
+    pub fn pursue(&self, pose: Pose2, target: Pose2) -> (f64, bool) {
+        let (dx, dy) = (target.x - pose.x, target.y - pose.y);
+        let d = dx.hypot(dy);
+        if d < 1e-9 {
+            return (0.0, false);
+        }
+        let alpha = wrap(dy.atan2(dx) - pose.yaw);
+        let reverse = alpha.abs() > std::f64::consts::FRAC_PI_2;
+        let travel = if reverse {
+            wrap(alpha - std::f64::consts::PI)
+        } else {
+            alpha
+        };
+        let k = 2.0 * travel.sin() / d;
+        let k_max = self.turn.curvature(self.max_turn_deg).abs();
+        if k.abs() > k_max {
+            (0.0, !reverse)
+        } else if reverse {
+            (-k, true)
+        } else {
+            (k, false)
         }
     }
 }
@@ -270,8 +353,8 @@ pub struct ExecutiveSettings {
     pub sequencer: SequencerSettings,
     /// Largest yaw offset O_h, deg.
     pub max_turn_deg: f64,
-    /// O_h per degree of bearing error.
-    pub turn_gain: f64,
+    /// The turning model of a pitch-yaw chain (pure pursuit).
+    pub turn: TurnModel,
     /// Re-send the running drive this often, s.
     pub heartbeat_s: f64,
     /// Odometry averaging window and least hold of a running gait, s (0: raw, no hold).
@@ -285,8 +368,8 @@ impl Default for ExecutiveSettings {
             configuration: "snake".into(),
             controller: None,
             sequencer: SequencerSettings::default(),
-            max_turn_deg: 20.0,
-            turn_gain: 0.5,
+            max_turn_deg: 30.0,
+            turn: TurnModel::default(),
             heartbeat_s: 1.0,
             pose_window_s: 2.0,
         }
@@ -338,7 +421,7 @@ impl Executive {
             steering: Steering {
                 controller,
                 max_turn_deg: settings.max_turn_deg,
-                turn_gain: settings.turn_gain,
+                turn: settings.turn,
             },
             sequencer: settings.sequencer,
             seq: None,
@@ -541,39 +624,93 @@ mod tests {
         ]))
         .expect("plan");
         let (d, _) = ex.step(0.0, at(0.0, 0.0, 0.0));
-        assert_eq!(gait_of(&d).0, "straight");
-        // Target to the left: turn left (positive O_h), capped.
+        assert_eq!(gait_of(&d), ("straight", vec![], Direction::Forward));
+        // Target 57° to the left at 1 m: the circle through it, κ = 2 sin(1)/1 = 1.68/m,
+        // O_h = 0.1418 × 1.68 rad = 13.7° → 12.5°.
         let (d, _) = ex.step(1.0, at(0.0, 0.0, -1.0));
-        assert_eq!(gait_of(&d), ("turning", vec![20.0], Direction::AsGiven));
+        assert_eq!(gait_of(&d), ("turning", vec![12.5], Direction::Forward));
         assert_eq!(ex.step(2.0, at(0.95, 0.0, 0.0)).0, Drive::Stop); // row 1 reached
         let (d, _) = ex.step(3.0, at(0.95, 0.0, 0.0));
-        assert_eq!(gait_of(&d).1, vec![20.0], "second row is 90° to the left");
+        // The second row 87° to the left at 1 m: κ = 2.0/m, O_h = 16.2° → 15°.
+        assert_eq!(gait_of(&d).1, vec![15.0], "second row is 87° to the left");
         ex.step(4.0, at(1.0, 0.95, 1.5));
         assert_eq!(ex.step(5.0, at(1.0, 0.95, 1.5)).0, Drive::Stop);
         assert!(ex.status().starts_with("done"), "{}", ex.status());
     }
 
-    /// O_h is proportional to the bearing error, capped, in 5° steps, and its sign is the
-    /// side of the target, whatever the heading.
+    /// Pure pursuit: the circle tangent to the body through the target, forward to a target
+    /// ahead and in reverse to one behind; a target inside the tightest circle is not
+    /// orbited (straight away from it until it can be reached); O_h from (5.1) in 2.5°
+    /// steps, its sign the side of the circle's centre.
     #[test]
-    fn steering_is_proportional_capped_and_stepped() {
+    fn pure_pursuit_follows_the_circle_through_the_target() {
         let s = Steering {
             controller: Controller::Steer,
-            max_turn_deg: 20.0,
-            turn_gain: 0.5,
+            max_turn_deg: 30.0,
+            turn: TurnModel::default(),
         };
+        let k_max = s.turn.curvature(30.0);
+        // c = 2 l w_n / M = 2 × 0.072 × 0.985.
+        assert!((s.turn.offset_per_curvature_m - 0.14184).abs() < 1e-5);
+        assert!((s.turn.offset_deg(k_max) - 30.0).abs() < 1e-9);
+        let cases = [
+            (-170.0f64, 1.0),
+            (-120.0, 0.5),
+            (-60.0, 1.0),
+            (-30.0, 2.0),
+            (-5.0, 1.0),
+            (0.0, 1.0),
+            (12.0, 0.5),
+            (45.0, 1.0),
+            (100.0, 2.0),
+            (60.0, 0.2),
+            (-80.0, 0.3),
+            (95.0, 0.3),
+            (170.0, 0.05f64),
+        ];
         for k in -36..36 {
             let yaw = f64::from(k) * 10f64.to_radians();
-            for err_deg in [-170.0, -60.0, -27.0, -12.0, -4.0, 0.0, 4.0, 12.0, 27.0, 60.0, 170.0f64] {
+            let pose = at(1.0, 2.0, yaw);
+            for (err_deg, d) in cases {
                 let b = yaw + err_deg.to_radians();
-                let d = s.drive_to("", at(1.0, 2.0, yaw), at(1.0 + b.cos(), 2.0 + b.sin(), 0.0));
-                let (g, p, _) = gait_of(&d);
-                let want = ((0.5 * err_deg).clamp(-20.0, 20.0) / 5.0).round() * 5.0;
-                if want == 0.0 {
+                let target = at(1.0 + d * b.cos(), 2.0 + d * b.sin(), 0.0);
+                let (kappa, reverse) = s.pursue(pose, target);
+                let behind = err_deg.abs() > 90.0;
+                let travel = if behind {
+                    err_deg - 180f64.copysign(err_deg)
+                } else {
+                    err_deg
+                };
+                let pursuit = 2.0 * travel.to_radians().sin() / d;
+                if pursuit.abs() > k_max {
+                    // Inside the tightest circle: straight, away from the target.
+                    assert_eq!((kappa, reverse), (0.0, !behind), "{err_deg}° at {d} m");
+                    continue;
+                }
+                assert_eq!(reverse, behind, "{err_deg}° at {d} m");
+                let want = if behind { -pursuit } else { pursuit };
+                assert!(
+                    (kappa - want).abs() < 1e-9,
+                    "{err_deg}° at {d} m, yaw {yaw}: {kappa} vs {want}"
+                );
+                // The circle of curvature κ tangent to the body passes through the target.
+                if kappa != 0.0 {
+                    let (cx, cy) = (pose.x - yaw.sin() / kappa, pose.y + yaw.cos() / kappa);
+                    let r = (target.x - cx).hypot(target.y - cy);
+                    assert!((r - 1.0 / kappa.abs()).abs() < 1e-9, "{err_deg}° at {d} m");
+                }
+                let drive = s.drive_to("", pose, target);
+                let (g, p, dir) = gait_of(&drive);
+                assert_eq!(dir, if behind { Direction::Reverse } else { Direction::Forward });
+                let o_h = (s.turn.offset_deg(want) / 2.5).round() * 2.5;
+                if o_h == 0.0 {
                     assert_eq!((g, p.len()), ("straight", 0), "{err_deg}");
                 } else {
                     assert_eq!(g, "turning");
-                    assert!((p[0] - want).abs() < 1e-9, "{err_deg}° at {yaw}: {p:?} vs {want}");
+                    assert!((p[0] - o_h).abs() < 1e-9, "{err_deg}° at {yaw}: {p:?} vs {o_h}");
+                    // The body bends towards the target's side, forward or in reverse (backing
+                    // round a centre on the left goes back and to the left).
+                    assert!(p[0].abs() <= 30.0 && p[0] * err_deg > 0.0, "{err_deg}: {p:?}");
                 }
             }
         }

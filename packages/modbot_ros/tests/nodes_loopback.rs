@@ -231,6 +231,8 @@ fn the_executive_drives_a_fake_snake_through_its_plan() {
         "executive_node",
         &[
             ("configuration", s("snake")),
+            // The fake publishes odometry only (no joint_states): steer base_link.
+            ("pose_reference", s("base_link")),
             ("rate_hz", ParamValue::Double(100.0)),
             ("row_timeout_s", ParamValue::Double(60.0)),
             // The fake turns on the spot faster than a snake: a shorter window, less lag.
@@ -273,10 +275,16 @@ fn the_executive_drives_a_fake_snake_through_its_plan() {
             drive = Some(c);
         }
         if let Some(c) = drive.as_ref().filter(|c| !c.stop) {
+            // Reverse backs along the same circle.
+            let s = if c.direction == GaitCommand::DIRECTION_REVERSE {
+                -1.0
+            } else {
+                1.0
+            };
             let o_h = c.param_values.first().copied().unwrap_or(0.0);
-            yaw += 0.03 * o_h * dt;
-            x += 0.1 * yaw.cos() * dt;
-            y += 0.1 * yaw.sin() * dt;
+            yaw += s * 0.03 * o_h * dt;
+            x += s * 0.1 * yaw.cos() * dt;
+            y += s * 0.1 * yaw.sin() * dt;
         }
         bus.advance(dt);
         odom_pub.publish(odom(x, y, yaw)).unwrap();
@@ -350,7 +358,12 @@ fn planner_and_executive_chain_on_one_bus() {
         ],
         planner::run,
     );
-    let _exec = spawn::<ExecutiveNodeConfig>(&bus, "executive_node", &[], executive::run);
+    let _exec = spawn::<ExecutiveNodeConfig>(
+        &bus,
+        "executive_node",
+        &[("pose_reference", s("base_link"))],
+        executive::run,
+    );
     wait_log(&bus, "/m/planner_node", "goals on /m/goal_pose");
     wait_log(&bus, "/m/executive_node", "waiting for a plan");
     odom_pub.publish(odom(0.0, 0.0, 0.0)).unwrap();

@@ -1,5 +1,6 @@
 //! `executive_node`: the reactive layer on the ROS graph. It executes `strategic_plan`
-//! (modbot_msgs/StrategicPlan) against `odom` with modbot_planner's [`Executive`] (the
+//! (modbot_msgs/StrategicPlan) against the body's pose (`odom` with `joint_states` through
+//! the robot's kinematics, decision record 0033; or `odom` alone) with modbot_planner's [`Executive`] (the
 //! sequencer, the pose filter, the steering law per configuration and the gait hold; see
 //! decision record 0016) and drives the robot by sending `gait/command`
 //! (modbot_msgs/GaitCommand) to gait_node. A row that is blocked or times out makes it
@@ -11,15 +12,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use modbot_app::Observed;
+use modbot_app::navigate::BodyFrame;
+use modbot_core::Topology;
 use modbot_msgs::builtin_interfaces::msg::Time;
 use modbot_msgs::geometry_msgs::msg::PoseStamped;
 use modbot_msgs::modbot_msgs::msg::{GaitCommand, StrategicPlan};
 use modbot_msgs::nav_msgs::msg::Odometry;
+use modbot_msgs::sensor_msgs::msg::JointState;
 use modbot_msgs::std_msgs::msg::{Header, String as StringMsg};
-use modbot_planner::executive::{Controller, Executive, ExecutiveSettings};
+use modbot_planner::executive::{Controller, Executive, ExecutiveSettings, TurnModel};
 use modbot_planner::sequencer::{Pose2, SequencerSettings};
 
-use crate::convert::{gait_command, odom_pose, pose_msg, target_rows};
+use crate::convert::{gait_command, isometry, odom_pose, pose_msg, target_rows};
 use crate::error::{Result, RosError};
 use crate::params::{Get, NodeConfig, ParamDecl, ParamMap, ParamValue};
 use crate::transport::{Level, Pub, Qos, Sub, Throttle, Transport};
@@ -41,8 +46,12 @@ pub struct ExecutiveNodeConfig {
     pub row_timeout_s: f64,
     /// Largest yaw offset O_h the steering uses, deg.
     pub max_turn_deg: f64,
-    /// O_h per degree of bearing error.
-    pub turn_gain: f64,
+    /// The robot (a preset or robot file) whose turning model (5.1) pure pursuit uses.
+    pub robot: String,
+    /// Its turning model (the shipped default for an axial controller).
+    pub turn: TurnModel,
+    /// Steer the body's pose (odom with joint_states, [`BodyFrame`]) or base_link's.
+    pub body_pose: bool,
     /// Control updates per second.
     pub rate_hz: f64,
     /// Re-send the running command this often, s (gait_node's watchdog heartbeat).
@@ -67,11 +76,20 @@ impl NodeConfig for ExecutiveNodeConfig {
                 "capability table (empty: shipped)",
             ),
             ParamDecl::new("controller", ParamValue::Str("auto".into()), "auto, axial or steer"),
+            ParamDecl::new(
+                "pose_reference",
+                ParamValue::Str("body".into()),
+                "steer the body (mean of the links from odom and joint_states) or base_link (odom alone)",
+            ),
             ParamDecl::new("position_tolerance_m", d(0.1), "sub-goal position tolerance, m"),
             ParamDecl::new("yaw_tolerance_deg", d(1.0), "sub-goal heading tolerance, deg"),
             ParamDecl::new("row_timeout_s", d(600.0), "time per row before a replan, s"),
-            ParamDecl::new("max_turn_deg", d(20.0), "largest turning offset O_h, deg"),
-            ParamDecl::new("turn_gain", d(0.5), "O_h per degree of bearing error"),
+            ParamDecl::new("max_turn_deg", d(30.0), "largest turning offset O_h, deg"),
+            ParamDecl::new(
+                "robot",
+                ParamValue::Str("py:8".into()),
+                "the robot (preset or robot file) whose turning radius (5.1) pure pursuit uses",
+            ),
             ParamDecl::new("rate_hz", d(10.0), "control updates per second"),
             ParamDecl::new("heartbeat_s", d(1.0), "re-send the running command, s"),
             ParamDecl::new(
@@ -102,7 +120,17 @@ impl NodeConfig for ExecutiveNodeConfig {
             yaw_tolerance_deg: g.f64_in("yaw_tolerance_deg", 0.01, 180.0)?,
             row_timeout_s: g.f64_in("row_timeout_s", 1.0, 86400.0)?,
             max_turn_deg: g.f64_in("max_turn_deg", 0.0, 45.0)?,
-            turn_gain: g.f64_in("turn_gain", 0.0, 10.0)?,
+            robot: g.str("robot")?,
+            turn: TurnModel::default(),
+            body_pose: match g.str("pose_reference")?.as_str() {
+                "body" => true,
+                "base_link" => false,
+                other => {
+                    return Err(format!(
+                        "parameter `pose_reference` = `{other}`: expected body or base_link"
+                    ));
+                }
+            },
             rate_hz: g.f64_in("rate_hz", 0.5, 200.0)?,
             heartbeat_s: g.f64_in("heartbeat_s", 0.05, 60.0)?,
             pose_window_s: g.f64_in("pose_window_s", 0.0, 60.0)?,
@@ -110,6 +138,11 @@ impl NodeConfig for ExecutiveNodeConfig {
         let mut settings = cfg.settings();
         settings.controller = controller;
         cfg.controller = cfg.executive(&settings)?.controller();
+        let topology = cfg.topology()?;
+        if cfg.controller == Controller::Steer {
+            cfg.turn = modbot_app::navigate::turn_model(&topology, &modbot_gaits::GaitLibrary::builtin())
+                .map_err(|e| format!("parameter `robot` = `{}`: {e}", cfg.robot))?;
+        }
         Ok(cfg)
     }
 }
@@ -126,10 +159,17 @@ impl ExecutiveNodeConfig {
                 row_timeout_s: self.row_timeout_s,
             },
             max_turn_deg: self.max_turn_deg,
-            turn_gain: self.turn_gain,
+            turn: self.turn,
             heartbeat_s: self.heartbeat_s,
             pose_window_s: self.pose_window_s,
         }
+    }
+
+    /// The robot of parameter `robot`.
+    pub fn topology(&self) -> std::result::Result<Topology, String> {
+        modbot_app::load_catalog(None)
+            .and_then(|c| modbot_app::load_robot(&self.robot, &c))
+            .map_err(|e| format!("parameter `robot` = `{}`: {e}", self.robot))
     }
 
     fn executive(&self, settings: &ExecutiveSettings) -> std::result::Result<Executive, String> {
@@ -143,6 +183,17 @@ pub fn run<T: Transport>(t: &mut T, cfg: ExecutiveNodeConfig, stop: Arc<AtomicBo
     let mut ex = cfg.executive(&cfg.settings()).map_err(RosError::Params)?;
     let plan_sub = t.subscription::<StrategicPlan>("strategic_plan", Qos::Latched)?;
     let odom_sub = t.subscription::<Odometry>("odom", Qos::SensorData)?;
+    // The body's pose needs the joint angles: the latest joint_states with each odom.
+    let body = cfg
+        .body_pose
+        .then(|| cfg.topology().map(|t| BodyFrame::new(&t)))
+        .transpose()
+        .map_err(RosError::Params)?;
+    let joints_sub = match &body {
+        Some(_) => Some(t.subscription::<JointState>("joint_states", Qos::SensorData)?),
+        None => None,
+    };
+    let mut joints = body.as_ref().map(|b| Observed::new(b.joint_names().to_vec()));
     let cmd_pub = t.publisher::<GaitCommand>("gait/command", Qos::Reliable)?;
     let goal_pub = t.publisher::<PoseStamped>("goal_pose", Qos::Reliable)?;
     let status_pub = t.publisher::<StringMsg>("executive/status", Qos::Reliable)?;
@@ -158,11 +209,25 @@ pub fn run<T: Transport>(t: &mut T, cfg: ExecutiveNodeConfig, stop: Arc<AtomicBo
                 Err(e) => drop(throttle.log(t, "plan", Level::Warn, &format!("plan refused: {e}"))),
             }
         }
+        if let (Some(sub), Some(seen)) = (&joints_sub, &mut joints) {
+            while let Some(m) = sub.take() {
+                if let Err(e) = m.and_then(|m| seen.joints(&m.name, &m.position, &m.velocity)) {
+                    throttle.log(t, "joint_states", Level::Warn, &format!("joint_states dropped: {e}"));
+                }
+            }
+        }
         while let Some(o) = odom_sub.take() {
-            match o.map(|o| ex.odometry(t.now(), odom_pose(&o))) {
-                Ok(true) => true,
-                Ok(false) => throttle.log(t, "odom", Level::Warn, "odometry with a non-finite pose dropped"),
-                Err(e) => throttle.log(t, "odom", Level::Warn, &format!("undecodable odometry dropped: {e}")),
+            let pose = o.and_then(|o| match (&body, &joints) {
+                (Some(b), Some(seen)) if seen.joints_seen() => {
+                    isometry(&o.pose.pose).and_then(|base| b.pose(&base, seen.positions()).map(Some))
+                }
+                (Some(_), _) => Ok(None), // no joint angles yet
+                _ => Ok(Some(odom_pose(&o))),
+            });
+            match pose.map(|p| p.map(|p| ex.odometry(t.now(), p))) {
+                Ok(Some(true) | None) => true,
+                Ok(Some(false)) => throttle.log(t, "odom", Level::Warn, "odometry with a non-finite pose dropped"),
+                Err(e) => throttle.log(t, "odom", Level::Warn, &format!("odometry dropped: {e}")),
             };
         }
         let now = t.now();
@@ -200,6 +265,8 @@ mod tests {
     fn parameters_pick_the_controller_and_bad_ones_are_named() {
         let cfg = ExecutiveNodeConfig::from_params(&defaults::<ExecutiveNodeConfig>()).expect("defaults");
         assert_eq!(cfg.controller, Controller::Steer);
+        assert!(cfg.body_pose);
+        assert!((cfg.turn.offset_per_curvature_m - 0.1407).abs() < 5e-4, "{:?}", cfg.turn);
         let with = |k: &str, v: &str| resolve::<ExecutiveNodeConfig>(&[], &[(k.into(), ParamValue::Str(v.into()))]);
         assert_eq!(
             with("configuration", "caterpillar").expect("cfg").1.controller,
@@ -210,6 +277,10 @@ mod tests {
             ("configuration", "hovercraft", "hovercraft"),
             ("controller", "joystick", "controller"),
             ("capabilities", "/nonexistent/caps.yaml", "/nonexistent/caps.yaml"),
+            ("pose_reference", "odometer", "pose_reference"),
+            ("robot", "hexapod", "`robot` = `hexapod`"),
+            // A snake's pure pursuit needs a turning gait: a pitch-pitch chain has none.
+            ("robot", "pp:8", "turning"),
         ] {
             let e = with(k, v).expect_err(k).to_string();
             assert!(e.contains(want), "{k}: {e}");

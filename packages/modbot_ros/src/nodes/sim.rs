@@ -51,9 +51,8 @@ pub struct SimNodeConfig {
     pub publish_link_tf: bool,
     /// Module catalog file ("" = built-in).
     pub modules_file: String,
-    /// Physics engine: `rapier` (the node's default for now) or `native` (decision record
-    /// 0018: the mission test's goal is at the edge of what the executive's steering reaches,
-    /// and the native snake misses it by a few centimetres).
+    /// Physics engine: `native` (modbot's, the default, as for `modbot run`) or `rapier` (the
+    /// cross-check); decision records 0018 and 0033.
     pub engine: modbot_sim::Engine,
     /// A digital-hormone organism to simulate instead of `robot` (`caterpillar:10`, `v:5`,
     /// `scorpion` or a robot file of `cube` modules; "" = none): its module_nodes drive it.
@@ -77,7 +76,7 @@ impl NodeConfig for SimNodeConfig {
         vec![
             super::robot_decl(),
             ParamDecl::new("world", st(""), "scenario YAML (empty: flat ground)"),
-            ParamDecl::new("engine", st("rapier"), "physics engine: rapier (default) or native"),
+            ParamDecl::new("engine", st("native"), "physics engine: native (default) or rapier"),
             ParamDecl::new("step_ms", d(0.0), "physics step in ms (0: the scenario's)"),
             ParamDecl::new("publish_rate_hz", d(50.0), "rate of joint_states, odom and tf, Hz"),
             ParamDecl::new(
