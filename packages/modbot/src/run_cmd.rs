@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use modbot_app::{ControllerSpec, EvalOptions, evaluate, load_robot, load_world_for};
-use modbot_sim::{Engine, Report, RunPlan};
+use modbot_app::{ControllerSpec, EvalOptions, evaluate_streaming, load_robot, load_world_for};
+use modbot_sim::{Engine, Report, RunPlan, Sample};
 use serde_json::json;
 
 use crate::common::{BadInput, ConfigArgs, parse_set};
@@ -112,52 +112,86 @@ pub fn run(args: &RunArgs) -> Result<()> {
         ProgressBar::new(1000)
     };
     bar.set_style(ProgressStyle::with_template("{bar:40} sim {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()));
+    // The trajectory streams to its file as the samples are recorded, so a run of any length
+    // holds only what the measurement needs. Without --out the folder is named after the
+    // controller the run builds: the file is written beside it and moved in at the end.
+    let (dir, csv_path) = match &args.out {
+        Some(dir) => (Some(dir.clone()), dir.join("trajectory.csv")),
+        None => (
+            None,
+            PathBuf::from(format!("runs/.trajectory-{}.csv", std::process::id())),
+        ),
+    };
+    let parent = csv_path.parent().unwrap_or(std::path::Path::new("."));
+    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    let joint_names = robot.joint_names();
+    let file = std::fs::File::create(&csv_path).with_context(|| format!("creating {}", csv_path.display()))?;
+    let mut csv = std::io::BufWriter::new(file);
+    let mut header = String::from("time_s,com_x_m,com_y_m,com_z_m,heading_rad,roll_rad");
+    for j in &joint_names {
+        let _ = write!(header, ",{j}_target");
+    }
+    for j in &joint_names {
+        let _ = write!(header, ",{j}_angle_rad");
+    }
+    writeln!(csv, "{header}").with_context(|| format!("writing {}", csv_path.display()))?;
+    let mut row = String::new();
+    let mut sink = |smp: &Sample| -> std::result::Result<(), String> {
+        row.clear();
+        let _ = write!(
+            row,
+            "{},{},{},{},{},{}",
+            smp.t, smp.com[0], smp.com[1], smp.com[2], smp.heading, smp.roll
+        );
+        for v in smp.targets.iter().chain(&smp.angles) {
+            let _ = write!(row, ",{v}");
+        }
+        row.push('\n');
+        csv.write_all(row.as_bytes())
+            .map_err(|e| format!("{}: {e}", csv_path.display()))
+    };
     let started = Instant::now();
     let mut last_draw = 0.0;
-    let eval = evaluate(&robot, &controller, &world, args.seed, &options, &mut |t, total| {
-        if t - last_draw >= 0.1 || t >= total {
-            last_draw = t;
-            let rtf = t / started.elapsed().as_secs_f64().max(1e-9);
-            bar.set_length((total * 1000.0).round() as u64);
-            bar.set_position((t * 1000.0).round() as u64);
-            bar.set_message(format!("{t:.1}/{total:.1} s, real-time factor {rtf:.1}"));
+    let eval = evaluate_streaming(
+        &robot,
+        &controller,
+        &world,
+        args.seed,
+        &options,
+        &mut |t, total| {
+            if t - last_draw >= 0.1 || t >= total {
+                last_draw = t;
+                let rtf = t / started.elapsed().as_secs_f64().max(1e-9);
+                bar.set_length((total * 1000.0).round() as u64);
+                bar.set_position((t * 1000.0).round() as u64);
+                bar.set_message(format!("{t:.1}/{total:.1} s, real-time factor {rtf:.1}"));
+            }
+        },
+        &mut sink,
+    )
+    .inspect_err(|_| {
+        if dir.is_none() {
+            let _ = std::fs::remove_file(&csv_path);
         }
     })?;
+    csv.flush().with_context(|| format!("writing {}", csv_path.display()))?;
+    drop(csv);
+    let dir = match dir {
+        Some(d) => d,
+        None => {
+            let d = PathBuf::from(format!("runs/{}_{}", robot.name, eval.controller));
+            std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+            let to = d.join("trajectory.csv");
+            std::fs::rename(&csv_path, &to).with_context(|| format!("moving the trajectory to {}", to.display()))?;
+            d
+        }
+    };
     let wall = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     for note in &eval.notes {
         eprintln!("note: {note}");
     }
     let rtf = eval.simulated_s / wall.max(1e-9);
-
-    let dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("runs/{}_{}", robot.name, eval.controller)));
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let joint_names = &eval.joint_names;
-
-    let mut csv = String::from("time_s,com_x_m,com_y_m,com_z_m,heading_rad,roll_rad");
-    for j in joint_names {
-        let _ = write!(csv, ",{j}_target");
-    }
-    for j in joint_names {
-        let _ = write!(csv, ",{j}_angle_rad");
-    }
-    csv.push('\n');
-    for smp in &eval.samples {
-        let _ = write!(
-            csv,
-            "{},{},{},{},{},{}",
-            smp.t, smp.com[0], smp.com[1], smp.com[2], smp.heading, smp.roll
-        );
-        for v in smp.targets.iter().chain(&smp.angles) {
-            let _ = write!(csv, ",{v}");
-        }
-        csv.push('\n');
-    }
-    let csv_path = dir.join("trajectory.csv");
-    std::fs::write(&csv_path, csv).with_context(|| format!("writing {}", csv_path.display()))?;
 
     let summary = json!({
         "robot": args.robot,
@@ -184,7 +218,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         &png,
         &format!("{} {}", args.robot, eval.controller),
         &eval.samples,
-        joint_names,
+        &joint_names,
     )?;
 
     let table = summary_table(&eval.report, rtf, eval.engine, args.poses.is_some());

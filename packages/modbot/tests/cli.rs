@@ -342,6 +342,25 @@ fn run_writes_the_run_folder() {
     assert_eq!(csv.lines().count(), 1 + 1 + 800);
     let png = std::fs::read(dir.join("plot.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+
+    // Without --out the folder is runs/<robot>_<controller> under the working directory;
+    // the trajectory streams beside it and is moved in, leaving nothing behind.
+    let cwd = scratch("run_default_folder");
+    let _ = std::fs::remove_dir_all(&cwd);
+    std::fs::create_dir_all(&cwd).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_modbot"))
+        .args(["run", "--cycles", "1", "--warmup", "0", "--quiet"])
+        .current_dir(&cwd)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(cwd.join("runs/pp_8_caterpillar/trajectory.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 1 + 200);
+    let left: Vec<_> = std::fs::read_dir(cwd.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["pp_8_caterpillar"], "{left:?}");
 }
 
 /// The rapier engine is one flag away and measures the same gait alike; the benchmark

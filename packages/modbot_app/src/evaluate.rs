@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use modbot_core::{Scenario, Topology};
 use modbot_gaits::GaitLibrary;
-use modbot_sim::{Engine, Report, RunPlan, Sample, SimSettings, run_controller};
+use modbot_sim::{Engine, Report, RunPlan, Sample, SimSettings};
 
 use crate::controller::{ControllerSpec, build_controller};
 use crate::error::Result;
@@ -58,7 +58,7 @@ impl EvalOptions {
 pub struct Evaluation {
     /// The protocol's measurements.
     pub report: Report,
-    /// One sample per control tick.
+    /// One sample per control tick, thinned beyond [`modbot_sim::MAX_KEPT_SAMPLES`].
     pub samples: Vec<Sample>,
     /// The controller's name.
     pub controller: String,
@@ -89,6 +89,20 @@ pub fn evaluate(
     options: &EvalOptions,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<Evaluation> {
+    evaluate_streaming(robot, controller, world, seed, options, progress, &mut |_| Ok(()))
+}
+
+/// [`evaluate`] with every sample streamed to `sink` as it is recorded (a trajectory file),
+/// in bounded memory however long the run ([`modbot_sim::run_controller_streaming`]).
+pub fn evaluate_streaming(
+    robot: &Topology,
+    controller: &ControllerSpec,
+    world: &Scenario,
+    seed: u64,
+    options: &EvalOptions,
+    progress: &mut dyn FnMut(f64, f64),
+    sink: &mut dyn FnMut(&Sample) -> std::result::Result<(), String>,
+) -> Result<Evaluation> {
     let mut session = SimSession::new(robot.clone(), world, options.settings(world), seed)?;
     if crate::controller::modular_robot(robot).is_some() {
         // The wheel-foot thesis measures its reference point and the module's yaw.
@@ -96,12 +110,14 @@ pub fn evaluate(
     }
     let start = session.sim.joint_positions();
     let mut built = build_controller(controller, robot, &options.library, &start)?;
-    let out = run_controller(
+    let out = modbot_sim::run_controller_streaming(
         &mut session.sim,
         built.controller.as_mut(),
         options.plan,
         session.body_length_m,
         progress,
+        sink,
+        modbot_sim::MAX_KEPT_SAMPLES,
     )?;
     Ok(Evaluation {
         report: out.report,

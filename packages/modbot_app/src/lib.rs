@@ -17,7 +17,7 @@ pub mod sweep;
 pub use closed_loop::{CommandLayout, Commands, Observed};
 pub use controller::{BuiltController, ControllerSpec, build_controller, modular_robot};
 pub use error::{AppError, Result};
-pub use evaluate::{EvalOptions, Evaluation, evaluate};
+pub use evaluate::{EvalOptions, Evaluation, evaluate, evaluate_streaming};
 pub use gait_driver::{GaitDriver, GaitRequest, GaitStatus};
 pub use load::{load_catalog, load_gaits, load_maze, load_robot, load_world, load_world_for};
 pub use maze::{MazeEvaluation, evaluate_maze, evaluate_maze_stages};

@@ -72,6 +72,9 @@ pub enum SimError {
         /// What was expected.
         expected: String,
     },
+    /// The trajectory could not be written where the run streams it.
+    #[error("writing the trajectory: {0}")]
+    Sink(String),
     /// Measurement asked for more cycles than were simulated.
     #[error("measurement needs {needed:.3} s of simulation, only {have:.3} s were run")]
     TooShort {
@@ -128,7 +131,9 @@ impl SimError {
             | SimError::Description(_)
             | SimError::Core(_)
             | SimError::Gait(_) => true,
-            SimError::Diverged { .. } | SimError::TooShort { .. } | SimError::Stalled { .. } => false,
+            SimError::Diverged { .. } | SimError::TooShort { .. } | SimError::Stalled { .. } | SimError::Sink(_) => {
+                false
+            }
         }
     }
 }

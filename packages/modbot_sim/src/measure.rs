@@ -40,16 +40,154 @@ fn unwrap(prev: Option<f64>, raw: f64) -> f64 {
     }
 }
 
-/// Records samples of a simulation.
-#[derive(Debug, Clone, Default)]
+/// Height and roll extremes (and the height's mean) of a run of samples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Spread {
+    count: usize,
+    height_sum: f64,
+    height_min: f64,
+    height_max: f64,
+    roll_min: f64,
+    roll_max: f64,
+}
+
+impl Default for Spread {
+    fn default() -> Self {
+        Spread {
+            count: 0,
+            height_sum: 0.0,
+            height_min: f64::INFINITY,
+            height_max: f64::NEG_INFINITY,
+            roll_min: f64::INFINITY,
+            roll_max: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Spread {
+    fn add(&mut self, s: &Sample) {
+        self.count += 1;
+        self.height_sum += s.com[2];
+        self.height_min = self.height_min.min(s.com[2]);
+        self.height_max = self.height_max.max(s.com[2]);
+        self.roll_min = self.roll_min.min(s.roll);
+        self.roll_max = self.roll_max.max(s.roll);
+    }
+
+    fn merge(&mut self, o: &Spread) {
+        self.count += o.count;
+        self.height_sum += o.height_sum;
+        self.height_min = self.height_min.min(o.height_min);
+        self.height_max = self.height_max.max(o.height_max);
+        self.roll_min = self.roll_min.min(o.roll_min);
+        self.roll_max = self.roll_max.max(o.roll_max);
+    }
+}
+
+/// Samples kept for plots and inspection, at most a bound: when full, every other one is
+/// dropped and from then on one in twice as many is kept; the last sample is always there.
+#[derive(Debug, Clone)]
+struct Thinned {
+    cap: usize,
+    every: u64,
+    seen: u64,
+    samples: Vec<Sample>,
+}
+
+impl Thinned {
+    fn push(&mut self, s: &Sample) {
+        if self.seen % self.every == 0 {
+            if self.samples.len() >= self.cap.max(2) {
+                let mut k = 0;
+                self.samples.retain(|_| {
+                    k += 1;
+                    k % 2 == 1
+                });
+                self.every *= 2;
+            }
+            if self.seen % self.every == 0 {
+                self.samples.push(s.clone());
+            }
+        }
+        self.seen += 1;
+    }
+}
+
+/// The most samples a run keeps in memory (for its plot and its caller); the whole
+/// trajectory streams to a sink ([`crate::run::run_controller_streaming`]). 20 000 samples
+/// of a 16-joint robot are about 6 MB.
+pub const MAX_KEPT_SAMPLES: usize = 20_000;
+
+/// Records a simulation for the measurement protocol in bounded memory: the samples at the
+/// cycle boundaries ([`Recorder::mark`]), the height and roll spread between them, and a
+/// thinned copy of the samples (at most `keep`).
+#[derive(Debug, Clone)]
 pub struct Recorder {
-    /// The samples so far.
-    pub samples: Vec<Sample>,
+    last: Option<Sample>,
+    /// (boundary time since the first sample, the first sample at or after it).
+    marks: Vec<(f64, Sample)>,
+    /// Spread of the samples after each mark up to and including the next.
+    segments: Vec<Spread>,
+    pending: Spread,
+    kept: Thinned,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Recorder::keeping(MAX_KEPT_SAMPLES)
+    }
 }
 
 impl Recorder {
-    /// Records the simulator's state now.
-    pub fn record(&mut self, sim: &Simulator, targets: &[f64]) {
+    /// A recorder that keeps at most `keep` samples (at least 2).
+    pub fn keeping(keep: usize) -> Recorder {
+        Recorder {
+            last: None,
+            marks: Vec::new(),
+            segments: Vec::new(),
+            pending: Spread::default(),
+            kept: Thinned {
+                cap: keep.max(2),
+                every: 1,
+                seen: 0,
+                samples: Vec::new(),
+            },
+        }
+    }
+
+    /// The last sample recorded.
+    pub fn last(&self) -> Option<&Sample> {
+        self.last.as_ref()
+    }
+
+    /// The samples kept (all of them up to the bound, then thinned; always the last).
+    pub fn into_samples(mut self) -> Vec<Sample> {
+        if let Some(l) = self.last.take()
+            && self.kept.samples.last() != Some(&l)
+        {
+            self.kept.samples.push(l);
+        }
+        self.kept.samples
+    }
+
+    /// Samples recorded.
+    pub fn count(&self) -> u64 {
+        self.kept.seen
+    }
+
+    /// Marks the last sample as the one at a cycle boundary `at` seconds after the first
+    /// (the first sample at or after it); boundaries come in order, the first at 0.
+    pub fn mark(&mut self, at: f64) {
+        if let Some(s) = &self.last {
+            if !self.marks.is_empty() {
+                self.segments.push(std::mem::take(&mut self.pending));
+            }
+            self.marks.push((at, s.clone()));
+        }
+    }
+
+    /// Records the simulator's state now and returns the sample.
+    pub fn record(&mut self, sim: &Simulator, targets: &[f64]) -> &Sample {
         let (tail, head) = sim.ends();
         let o = head - tail;
         // Roll: the tail module's up axis about the tail→head axis, from upright.
@@ -59,7 +197,7 @@ impl Recorder {
         let side = axis.cross(&reference);
         let u = up - axis * up.dot(&axis);
         let roll_raw = u.dot(&side).atan2(u.dot(&reference));
-        let last = self.samples.last();
+        let last = self.last.as_ref();
         let c = sim.com();
         let (raw_heading, p) = match sim.reference() {
             Reference::Com => (o.y.atan2(o.x), c),
@@ -70,7 +208,7 @@ impl Recorder {
         };
         let heading = unwrap(last.map(|s| s.heading), raw_heading);
         let roll = unwrap(last.map(|s| s.roll), roll_raw);
-        self.samples.push(Sample {
+        let sample = Sample {
             t: sim.time(),
             com: [c.x, c.y, c.z],
             point: [p.x, p.y],
@@ -78,35 +216,32 @@ impl Recorder {
             roll,
             targets: targets.to_vec(),
             angles: sim.joint_positions(),
-        });
+        };
+        if !self.marks.is_empty() {
+            self.pending.add(&sample);
+        }
+        self.kept.push(&sample);
+        self.last.insert(sample)
     }
 
-    fn at(&self, t: f64) -> &Sample {
-        let i = self.samples.partition_point(|s| s.t < t - 1e-9);
-        &self.samples[i.min(self.samples.len() - 1)]
-    }
-
-    /// Applies the protocol: discard `warmup` cycles, measure over the next `cycles`.
-    /// `boundaries` are the times the cycles start and end (time since the first sample:
-    /// k·T for a clock-driven gait, measured for an event-driven one), at least
-    /// `warmup + cycles + 1` of them. `body_length` (m) scales the speed.
-    pub fn report(&self, boundaries: &[f64], warmup: usize, cycles: usize, body_length: f64) -> Result<Report> {
-        let start = self.samples.first().map(|s| s.t).unwrap_or(0.0);
-        let have = self.samples.last().map(|s| s.t).unwrap_or(0.0) - start;
-        let Some(&end) = boundaries.get(warmup + cycles) else {
+    /// Applies the protocol to the marked boundaries: discard `warmup` cycles, measure over
+    /// the next `cycles`. `body_length` (m) scales the speed.
+    pub fn report(&self, warmup: usize, cycles: usize, body_length: f64) -> Result<Report> {
+        let start = self.marks.first().map(|m| m.1.t).unwrap_or(0.0);
+        let have = self.last.as_ref().map(|s| s.t).unwrap_or(0.0) - start;
+        let Some(end) = self.marks.get(warmup + cycles) else {
             return Err(SimError::TooShort {
                 needed: f64::INFINITY,
                 have,
             });
         };
-        if cycles == 0 || have + 1e-9 < end {
-            return Err(SimError::TooShort { needed: end, have });
+        if cycles == 0 {
+            return Err(SimError::TooShort { needed: end.0, have });
         }
-        let boundary = |k: usize| start + boundaries[warmup + k];
-        let (t0, t1) = (boundary(0), boundary(cycles));
+        let mark = |k: usize| &self.marks[warmup + k];
+        let (t0, t1) = (mark(0).0, mark(cycles).0);
         let period = (t1 - t0) / cycles as f64;
-        let first = &self.samples[0];
-        let gamma0 = first.heading;
+        let gamma0 = self.marks[0].1.heading;
         let body = |s: &Sample, from: &Sample| {
             let (dx, dy) = (s.point[0] - from.point[0], s.point[1] - from.point[1]);
             let (c, sn) = (gamma0.cos(), gamma0.sin());
@@ -114,11 +249,10 @@ impl Recorder {
         };
         let per_cycle: Vec<CycleStep> = (0..cycles)
             .map(|k| {
-                let a = self.at(boundary(k));
-                let b = self.at(boundary(k + 1));
+                let (a, b) = (&mark(k).1, &mark(k + 1).1);
                 let (dx, dy) = body(b, a);
                 CycleStep {
-                    duration_s: boundary(k + 1) - boundary(k),
+                    duration_s: mark(k + 1).0 - mark(k).0,
                     dx_m: dx,
                     dy_m: dy,
                     dheading_deg: (b.heading - a.heading).to_degrees(),
@@ -126,20 +260,15 @@ impl Recorder {
                 }
             })
             .collect();
-        let (s0, s1) = (self.at(t0), self.at(t1));
+        let (s0, s1) = (&mark(0).1, &mark(cycles).1);
         let n = cycles as f64;
         let (dx, dy) = body(s1, s0);
-        let window: Vec<&Sample> = self
-            .samples
-            .iter()
-            .filter(|s| s.t >= t0 - 1e-9 && s.t <= t1 + 1e-9)
-            .collect();
-        let heights: Vec<f64> = window.iter().map(|s| s.com[2]).collect();
-        let mean_h = heights.iter().sum::<f64>() / heights.len() as f64;
-        let rolls: Vec<f64> = window.iter().map(|s| s.roll).collect();
-        let (rmin, rmax) = rolls
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), r| (a.min(*r), b.max(*r)));
+        // The window: the sample at its start and every one after it up to its end.
+        let mut spread = Spread::default();
+        spread.add(s0);
+        for seg in &self.segments[warmup..warmup + cycles] {
+            spread.merge(seg);
+        }
         let step = (dx * dx + dy * dy).sqrt() / n;
         Ok(Report {
             period_s: period,
@@ -151,10 +280,10 @@ impl Recorder {
             step_m: step,
             heading_change_deg: (s1.heading - s0.heading).to_degrees() / n,
             roll_per_cycle_deg: (s1.roll - s0.roll).to_degrees() / n,
-            roll_range_deg: (rmax - rmin).to_degrees(),
-            com_height_mean_m: mean_h,
-            com_height_min_m: heights.iter().copied().fold(f64::INFINITY, f64::min),
-            com_height_max_m: heights.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            roll_range_deg: (spread.roll_max - spread.roll_min).to_degrees(),
+            com_height_mean_m: spread.height_sum / spread.count as f64,
+            com_height_min_m: spread.height_min,
+            com_height_max_m: spread.height_max,
             speed_body_lengths_per_cycle: step / body_length,
             speed_m_s: step / period,
             per_cycle,

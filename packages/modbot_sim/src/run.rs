@@ -35,8 +35,12 @@ impl Default for RunPlan {
 /// What a run produced.
 #[derive(Debug, Clone)]
 pub struct RunOutput {
-    /// One sample per control tick.
+    /// Samples of the run, one per control tick up to [`crate::MAX_KEPT_SAMPLES`], thinned
+    /// evenly beyond (the last always kept); the whole trajectory goes to the sink of
+    /// [`run_controller_streaming`].
     pub samples: Vec<Sample>,
+    /// Samples recorded (the first before any tick, then one per tick).
+    pub recorded: u64,
     /// The protocol's measurements.
     pub report: Report,
 }
@@ -54,6 +58,30 @@ pub fn run_controller(
     body_length_m: f64,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<RunOutput> {
+    run_controller_streaming(
+        sim,
+        controller,
+        plan,
+        body_length_m,
+        progress,
+        &mut |_| Ok(()),
+        crate::measure::MAX_KEPT_SAMPLES,
+    )
+}
+
+/// [`run_controller`] in bounded memory however long the run: every sample goes to `sink`
+/// as it is recorded (a trajectory file), the measurement keeps only what the protocol
+/// needs, and at most `keep` samples are kept for the output. A sink's error ends the run
+/// with that error.
+pub fn run_controller_streaming(
+    sim: &mut Simulator,
+    controller: &mut dyn Controller,
+    plan: RunPlan,
+    body_length_m: f64,
+    progress: &mut dyn FnMut(f64, f64),
+    sink: &mut dyn FnMut(&Sample) -> std::result::Result<(), String>,
+    keep: usize,
+) -> Result<RunOutput> {
     if !(plan.max_time_s.is_finite() && plan.max_time_s > 0.0) {
         return Err(settings_error("max_time_s", plan.max_time_s, "a time > 0 s"));
     }
@@ -66,13 +94,14 @@ pub fn run_controller(
         None => plan.max_time_s,
     };
     let t_start = sim.time();
-    let mut rec = Recorder::default();
+    let mut rec = Recorder::keeping(keep);
     let mut positions = sim.joint_positions();
-    rec.record(sim, &positions);
+    sink(rec.record(sim, &positions)).map_err(SimError::Sink)?;
+    rec.mark(0.0);
     let mut velocities = sim.joint_velocities();
     let mut sensors = sim.sensor_readings();
-    // Cycle boundaries, in simulated time since the start.
-    let mut boundaries = vec![0.0];
+    // Cycle boundaries marked so far (the start is the first).
+    let mut marked = 1;
     let ticks = match period {
         Some(p) => (wanted as f64 * p / dt).ceil() as usize,
         None => (plan.max_time_s / dt).ceil() as usize,
@@ -90,41 +119,44 @@ pub fn run_controller(
         };
         control.tick(sim, controller, &obs)?;
         sim.observe_clearance();
-        rec.record(sim, control.values());
+        let sample = rec.record(sim, control.values());
+        sink(sample).map_err(SimError::Sink)?;
         // The sample just recorded holds the joint angles the controller sees next.
-        if let Some(s) = rec.samples.last() {
-            positions.clone_from(&s.angles);
-        }
+        positions.clone_from(&sample.angles);
+        let elapsed = sample.t - t_start;
         velocities = sim.joint_velocities();
         progress(sim.time() - t_start, expected_total);
-        if period.is_none() {
-            while boundaries.len() <= controller.completed_cycles() {
-                boundaries.push(sim.time() - t_start);
+        match period {
+            // A clock-driven cycle ends at k·T: its boundary sample is the first at or after.
+            Some(p) => {
+                while marked <= wanted && elapsed >= marked as f64 * p - 1e-9 {
+                    rec.mark(marked as f64 * p);
+                    marked += 1;
+                }
             }
-            if boundaries.len() > wanted {
-                break;
+            None => {
+                while marked <= controller.completed_cycles().min(wanted) {
+                    rec.mark(elapsed);
+                    marked += 1;
+                }
+                if marked > wanted {
+                    break;
+                }
             }
         }
     }
-    let report = match period {
-        Some(p) => {
-            let boundaries: Vec<f64> = (0..=wanted).map(|k| k as f64 * p).collect();
-            rec.report(&boundaries, plan.warmup_cycles, plan.cycles, body_length_m)?
-        }
-        None => {
-            if boundaries.len() <= wanted {
-                return Err(SimError::Stalled {
-                    controller: controller.name().to_string(),
-                    done: boundaries.len() - 1,
-                    wanted,
-                    time: plan.max_time_s,
-                });
-            }
-            rec.report(&boundaries, plan.warmup_cycles, plan.cycles, body_length_m)?
-        }
-    };
+    if period.is_none() && marked <= wanted {
+        return Err(SimError::Stalled {
+            controller: controller.name().to_string(),
+            done: marked - 1,
+            wanted,
+            time: plan.max_time_s,
+        });
+    }
+    let report = rec.report(plan.warmup_cycles, plan.cycles, body_length_m)?;
     Ok(RunOutput {
-        samples: rec.samples,
+        recorded: rec.count(),
+        samples: rec.into_samples(),
         report,
     })
 }

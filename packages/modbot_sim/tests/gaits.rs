@@ -5,8 +5,9 @@
 
 use modbot_core::{ModuleCatalog, Scenario, Topology};
 use modbot_gaits::GaitLibrary;
+use modbot_gaits::GaitPlayer;
 use modbot_gaits::predict;
-use modbot_sim::{Report, RunPlan, SimRobot, SimSettings, Simulator, run_gait};
+use modbot_sim::{Report, RunPlan, SimRobot, SimSettings, Simulator, run_controller_streaming, run_gait};
 
 const L: f64 = 0.072;
 const H: f64 = 0.052;
@@ -269,4 +270,68 @@ fn pyp_gaits() {
 fn minimal_pp_moves() {
     let r = run("pp:2", "caterpillar", &[("A", 60.0), ("dphi", 110.0)], 4);
     assert!(r.step_x_m.abs() > 0.005 && r.step_y_m.abs() < 0.2 * r.step_x_m.abs());
+}
+
+/// A run of any length holds bounded memory (issue 18: `--cycles 10000000` kept the whole
+/// trajectory): every sample streams to the sink, the measurement keeps only the cycle
+/// boundaries and the spread between them, and the samples kept for the caller are thinned
+/// evenly to the bound, the last always among them. The report is the same whatever the
+/// bound, and a sink that fails ends the run with its error.
+#[test]
+fn a_long_run_streams_its_trajectory_and_keeps_bounded_memory() {
+    let cat = ModuleCatalog::builtin();
+    let topo = Topology::from_spec(&"pp:8".parse().unwrap(), &cat).unwrap();
+    let lib = GaitLibrary::builtin();
+    let scenario = Scenario::from_yaml("name: flat\n", "flat").unwrap();
+    let robot = SimRobot::from_topology(&topo).unwrap();
+    let plan = RunPlan {
+        cycles: 6,
+        ..RunPlan::default()
+    };
+    let go = |keep: usize, fail_after: Option<usize>| {
+        let mut sim = Simulator::new(&robot, &scenario, SimSettings::for_scenario(&scenario)).unwrap();
+        let mut player = GaitPlayer::new(sim.joint_positions(), robot.max_speeds(), lib.transition);
+        player.start(Box::new(lib.build("caterpillar", &topo, &[]).unwrap().generator));
+        let mut streamed: Vec<f64> = Vec::new();
+        let out = run_controller_streaming(
+            &mut sim,
+            &mut player,
+            plan,
+            8.0 * L,
+            &mut |_, _| {},
+            &mut |s| {
+                if fail_after.is_some_and(|n| streamed.len() >= n) {
+                    return Err("disk full".into());
+                }
+                streamed.push(s.t);
+                Ok(())
+            },
+            keep,
+        );
+        (out, streamed)
+    };
+    let (all, streamed_all) = go(1_000_000, None);
+    let (thin, streamed) = go(100, None);
+    let (all, thin) = (all.unwrap(), thin.unwrap());
+    // 8 cycles of 2 s at 100 Hz, and the sample at the start.
+    assert_eq!(all.recorded, 1601);
+    assert_eq!(
+        (all.samples.len(), streamed_all.len(), streamed.len()),
+        (1601, 1601, 1601)
+    );
+    assert_eq!(thin.report, all.report, "the bound does not change the measurement");
+    assert!(thin.samples.len() <= 101, "{}", thin.samples.len());
+    assert!(thin.samples.len() > 50, "{}", thin.samples.len());
+    assert_eq!(thin.samples.last(), all.samples.last());
+    // Evenly thinned: one every 32 ticks (1601 samples into at most 100 halvings of 1 → 32).
+    let gaps: Vec<f64> = thin.samples.windows(2).map(|w| w[1].t - w[0].t).collect();
+    let first = gaps[0];
+    assert!(
+        gaps[..gaps.len() - 1].iter().all(|g| (g - first).abs() < 1e-9),
+        "{gaps:?}"
+    );
+    assert!((first - 0.32).abs() < 1e-9, "{first}");
+    let (failed, _) = go(100, Some(10));
+    let e = failed.expect_err("the sink failed");
+    assert!(e.to_string().contains("disk full"), "{e}");
 }

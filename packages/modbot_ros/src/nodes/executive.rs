@@ -266,7 +266,11 @@ mod tests {
         let cfg = ExecutiveNodeConfig::from_params(&defaults::<ExecutiveNodeConfig>()).expect("defaults");
         assert_eq!(cfg.controller, Controller::Steer);
         assert!(cfg.body_pose);
-        assert!((cfg.turn.offset_per_curvature_m - 0.1407).abs() < 5e-4, "{:?}", cfg.turn);
+        assert!(
+            (cfg.turn.offset_per_curvature_m - 0.1407).abs() < 5e-4,
+            "{:?}",
+            cfg.turn
+        );
         let with = |k: &str, v: &str| resolve::<ExecutiveNodeConfig>(&[], &[(k.into(), ParamValue::Str(v.into()))]);
         assert_eq!(
             with("configuration", "caterpillar").expect("cfg").1.controller,
