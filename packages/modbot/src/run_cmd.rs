@@ -174,6 +174,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             let _ = std::fs::remove_file(&csv_path);
         }
     })?;
+    let wall = started.elapsed().as_secs_f64();
     csv.flush().with_context(|| format!("writing {}", csv_path.display()))?;
     drop(csv);
     let dir = match dir {
@@ -186,7 +187,6 @@ pub fn run(args: &RunArgs) -> Result<()> {
             d
         }
     };
-    let wall = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     for note in &eval.notes {
         eprintln!("note: {note}");

@@ -48,7 +48,7 @@ pub fn gait_request(d: &Drive) -> GaitRequest {
 /// under `turning`, points off the direction of travel by half the body's arc; the body's
 /// mean heading is the tangent of the arc at its middle, the direction the body travels
 /// (decision record 0033).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BodyFrame {
     tree: LinkTree,
     names: Vec<String>,
@@ -72,27 +72,18 @@ impl BodyFrame {
     /// an error names a wrong count or a non-finite angle.
     pub fn pose(&self, base: &Isometry3<f64>, q: &[f64]) -> Result<Pose2, String> {
         let poses = self.tree.forward(q, base).map_err(|e| e.to_string())?;
-        let frames = self.tree.link_frames(&poses);
-        let n = frames.len() as f64;
-        let (mut x, mut y, mut c, mut s) = (0.0, 0.0, 0.0, 0.0);
-        for f in &frames {
-            x += f.translation.x;
-            y += f.translation.y;
-            let h = modbot_sim::heading_of(f);
-            c += h.cos();
-            s += h.sin();
-        }
-        Ok(Pose2 {
-            x: x / n,
-            y: y / n,
-            yaw: s.atan2(c),
-        })
+        let links = self.tree.link_frames(&poses).into_iter().map(|f| Pose2 {
+            x: f.translation.x,
+            y: f.translation.y,
+            yaw: modbot_sim::heading_of(&f),
+        });
+        Pose2::mean(links, 0.0).ok_or_else(|| "the robot has no links".to_string())
     }
 }
 
-/// The turning model (5.1) of a pitch-yaw chain under `library`'s `turning` gait: its
-/// length with the joints at zero, its module count and the gait's vertical winding angle
-/// α_v = A_v / (2 sin(Δφ_v/2)). An error when the robot has no `turning` gait.
+/// The turning model of a pitch-yaw chain under `library`'s `turning` gait: the radius of
+/// formula (5.1) (`predict::turning_radius`) for its length with the joints at zero, its
+/// module count and the gait's A_v and Δφ_v. An error when the robot has no `turning` gait.
 pub fn turn_model(topology: &Topology, library: &GaitLibrary) -> Result<TurnModel, String> {
     let built = library
         .build("turning", topology, &[])
@@ -102,17 +93,19 @@ pub fn turn_model(topology: &Topology, library: &GaitLibrary) -> Result<TurnMode
             .params
             .iter()
             .find(|(n, _)| n.as_str() == k)
-            .map(|p| p.1)
+            .map(|(_, v)| *v)
             .ok_or_else(|| format!("the turning gait has no `{k}`"))
     };
-    let (a_v, dphi_v) = (get("amplitude_v_deg")?, get("phase_diff_v_deg")?);
-    let alpha_v = a_v / (2.0 * (dphi_v.abs() / 2.0).to_radians().sin());
     let (lo, hi) = LinkTree::new(topology).bounds_at_zero(topology);
-    Ok(TurnModel::formula_5_1(
-        hi.x - lo.x,
-        topology.len(),
-        modbot_gaits::serpenoid::width_normalised(alpha_v),
-    ))
+    let modules = topology.len();
+    let radius = modbot_gaits::predict::turning_radius(
+        get("amplitude_v_deg")?,
+        get("phase_diff_v_deg")?,
+        1.0,
+        modules,
+        (hi.x - lo.x) / modules as f64,
+    );
+    Ok(TurnModel::through(1.0, radius))
 }
 
 /// The loop's rates (the shipped nodes' defaults).
@@ -188,8 +181,7 @@ impl Navigator {
             }
         }
         let executive = Executive::new(settings, caps).map_err(|e| e.to_string())?;
-        let model = &session.robot.model;
-        let base = model.link("base_link").unwrap_or(model.root);
+        let base = session.base_link();
         let driver = GaitDriver::new(session.topology.clone(), library);
         let body = BodyFrame::new(&session.topology);
         if body.joint_names() != session.sim.joint_names() {
@@ -204,16 +196,6 @@ impl Navigator {
             rates,
             tick: 0,
         })
-    }
-
-    /// base_link's pose on the ground plane (what sim_node publishes as odometry).
-    pub fn pose(&self) -> Pose2 {
-        let p = self.session.sim.link_poses()[self.base];
-        Pose2 {
-            x: p.translation.x,
-            y: p.translation.y,
-            yaw: modbot_sim::heading_of(&p),
-        }
     }
 
     /// The body's pose ([`BodyFrame`]) from base_link's pose and the joint angles, as

@@ -118,6 +118,13 @@ impl SimSession {
         })
     }
 
+    /// The simulator's index of the link odometry reports: `base_link` (the root link of a
+    /// robot whose description has none).
+    pub fn base_link(&self) -> usize {
+        let model = &self.robot.model;
+        model.link("base_link").unwrap_or(model.root)
+    }
+
     /// The joints (command order) an interface commands.
     pub fn interface_joints(&self, interface: Interface) -> &[usize] {
         match interface {

@@ -107,9 +107,10 @@ impl Drive {
 }
 
 /// The turning model of a pitch-yaw chain for pure pursuit: the `turning` gait's yaw offset
-/// that makes the robot follow a circle of curvature κ. From the source's formula (5.1),
-/// |r| = l w_n(α_v)/α_h with α_h = O_h M/2, so O_h = c κ with c = 2 l w_n(α_v)/M (rad·m):
-/// l the chain's length, M its modules, α_v the vertical winding angle of the gait.
+/// that makes the robot follow a circle of curvature κ. The source's formula (5.1),
+/// |r| = l w_n(α_v)/α_h with α_h = O_h M/2, makes the radius inversely proportional to O_h,
+/// so O_h = c κ with c = r(O_h)·O_h (rad·m); `modbot_app::navigate::turn_model` takes r from
+/// modbot_gaits' `predict::turning_radius`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TurnModel {
     /// c: O_h in rad per unit curvature (1/m), m.
@@ -117,12 +118,10 @@ pub struct TurnModel {
 }
 
 impl TurnModel {
-    /// The model of formula (5.1) for a chain of `modules` modules, `length_m` long, under a
-    /// `turning` gait whose vertical winding angle α_v has the normalised width
-    /// `width_n` = w_n(α_v) (modbot_gaits computes it).
-    pub fn formula_5_1(length_m: f64, modules: usize, width_n: f64) -> TurnModel {
+    /// The model through one point: offset `o_h_deg` turns on a circle of `radius_m`.
+    pub fn through(o_h_deg: f64, radius_m: f64) -> TurnModel {
         TurnModel {
-            offset_per_curvature_m: 2.0 * length_m * width_n / modules.max(1) as f64,
+            offset_per_curvature_m: radius_m * o_h_deg.to_radians(),
         }
     }
 
@@ -139,9 +138,12 @@ impl TurnModel {
 
 impl Default for TurnModel {
     /// The shipped py:8 (8 modules of 72 mm) under the shipped `turning` gait (A_v = 30°,
-    /// Δφ_v = −120°, so α_v = 17.3° and w_n = 0.985): c = 0.142 m.
+    /// Δφ_v = −120°, so α_v = 17.3° and w_n = 0.985): c = 2 l w_n / M = 2 × 0.072 × 0.985
+    /// = 0.142 m.
     fn default() -> Self {
-        TurnModel::formula_5_1(8.0 * 0.072, 8, 0.985)
+        TurnModel {
+            offset_per_curvature_m: 2.0 * 0.072 * 0.985,
+        }
     }
 }
 
@@ -261,19 +263,7 @@ impl PoseFilter {
         while self.samples.front().is_some_and(|(t, _)| *t < now - self.window_s) {
             self.samples.pop_front();
         }
-        let n = self.samples.len() as f64;
-        let (mut x, mut y, mut c, mut s) = (0.0, 0.0, 0.0, 0.0);
-        for (_, p) in &self.samples {
-            x += p.x;
-            y += p.y;
-            c += p.yaw.cos();
-            s += p.yaw.sin();
-        }
-        Pose2 {
-            x: x / n,
-            y: y / n,
-            yaw: if c == 0.0 && s == 0.0 { pose.yaw } else { s.atan2(c) },
-        }
+        Pose2::mean(self.samples.iter().map(|(_, p)| *p), pose.yaw).unwrap_or(pose)
     }
 }
 

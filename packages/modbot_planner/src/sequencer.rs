@@ -20,6 +20,30 @@ pub struct Pose2 {
     pub yaw: f64,
 }
 
+impl Pose2 {
+    /// The mean of `poses`: the mean position and the circular mean heading, or
+    /// `yaw_if_cancelled` when the headings cancel out exactly; `None` for no poses.
+    pub fn mean(poses: impl IntoIterator<Item = Pose2>, yaw_if_cancelled: f64) -> Option<Pose2> {
+        let (mut n, mut x, mut y, mut c, mut s) = (0usize, 0.0, 0.0, 0.0, 0.0);
+        for p in poses {
+            n += 1;
+            x += p.x;
+            y += p.y;
+            c += p.yaw.cos();
+            s += p.yaw.sin();
+        }
+        (n > 0).then(|| Pose2 {
+            x: x / n as f64,
+            y: y / n as f64,
+            yaw: if c == 0.0 && s == 0.0 {
+                yaw_if_cancelled
+            } else {
+                s.atan2(c)
+            },
+        })
+    }
+}
+
 /// The reference objects of a scenario for [`Sequencer::new`]: every obstacle at its
 /// centre and yaw, and `target` at the goal (the start when there is no goal).
 pub fn references(scenario: &modbot_core::Scenario) -> BTreeMap<String, Pose2> {

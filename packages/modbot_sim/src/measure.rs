@@ -155,11 +155,6 @@ impl Recorder {
         }
     }
 
-    /// The last sample recorded.
-    pub fn last(&self) -> Option<&Sample> {
-        self.last.as_ref()
-    }
-
     /// The samples kept (all of them up to the bound, then thinned; always the last).
     pub fn into_samples(mut self) -> Vec<Sample> {
         if let Some(l) = self.last.take()

@@ -515,11 +515,12 @@ impl Simulator {
         let ray_obstacles = layout.obstacles.iter().map(|o| (o.shape.clone(), o.pose)).collect();
         let starts: Vec<String> = robots
             .iter()
-            .map(|(r, p)| {
+            .zip(&infos)
+            .map(|((r, p), info)| {
                 format!(
                     "`{}` ({:.3} kg) at ({:.3}, {:.3}, {:.3}) m, yaw {:.1}°",
                     r.model.name,
-                    r.model.links.iter().map(|l| l.mass).sum::<f64>(),
+                    info.mass,
                     p.xyz[0],
                     p.xyz[1],
                     p.xyz[2],

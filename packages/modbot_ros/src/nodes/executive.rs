@@ -14,7 +14,6 @@ use std::time::Duration;
 
 use modbot_app::Observed;
 use modbot_app::navigate::BodyFrame;
-use modbot_core::Topology;
 use modbot_msgs::builtin_interfaces::msg::Time;
 use modbot_msgs::geometry_msgs::msg::PoseStamped;
 use modbot_msgs::modbot_msgs::msg::{GaitCommand, StrategicPlan};
@@ -50,8 +49,9 @@ pub struct ExecutiveNodeConfig {
     pub robot: String,
     /// Its turning model (the shipped default for an axial controller).
     pub turn: TurnModel,
-    /// Steer the body's pose (odom with joint_states, [`BodyFrame`]) or base_link's.
-    pub body_pose: bool,
+    /// The robot's body when steering the body's pose (odom with joint_states); `None`
+    /// steers base_link's (odom alone).
+    pub body: Option<BodyFrame>,
     /// Control updates per second.
     pub rate_hz: f64,
     /// Re-send the running command this often, s (gait_node's watchdog heartbeat).
@@ -122,15 +122,7 @@ impl NodeConfig for ExecutiveNodeConfig {
             max_turn_deg: g.f64_in("max_turn_deg", 0.0, 45.0)?,
             robot: g.str("robot")?,
             turn: TurnModel::default(),
-            body_pose: match g.str("pose_reference")?.as_str() {
-                "body" => true,
-                "base_link" => false,
-                other => {
-                    return Err(format!(
-                        "parameter `pose_reference` = `{other}`: expected body or base_link"
-                    ));
-                }
-            },
+            body: None,
             rate_hz: g.f64_in("rate_hz", 0.5, 200.0)?,
             heartbeat_s: g.f64_in("heartbeat_s", 0.05, 60.0)?,
             pose_window_s: g.f64_in("pose_window_s", 0.0, 60.0)?,
@@ -138,7 +130,18 @@ impl NodeConfig for ExecutiveNodeConfig {
         let mut settings = cfg.settings();
         settings.controller = controller;
         cfg.controller = cfg.executive(&settings)?.controller();
-        let topology = cfg.topology()?;
+        let topology = modbot_app::load_catalog(None)
+            .and_then(|c| modbot_app::load_robot(&cfg.robot, &c))
+            .map_err(|e| format!("parameter `robot` = `{}`: {e}", cfg.robot))?;
+        cfg.body = match g.str("pose_reference")?.as_str() {
+            "body" => Some(BodyFrame::new(&topology)),
+            "base_link" => None,
+            other => {
+                return Err(format!(
+                    "parameter `pose_reference` = `{other}`: expected body or base_link"
+                ));
+            }
+        };
         if cfg.controller == Controller::Steer {
             cfg.turn = modbot_app::navigate::turn_model(&topology, &modbot_gaits::GaitLibrary::builtin())
                 .map_err(|e| format!("parameter `robot` = `{}`: {e}", cfg.robot))?;
@@ -165,13 +168,6 @@ impl ExecutiveNodeConfig {
         }
     }
 
-    /// The robot of parameter `robot`.
-    pub fn topology(&self) -> std::result::Result<Topology, String> {
-        modbot_app::load_catalog(None)
-            .and_then(|c| modbot_app::load_robot(&self.robot, &c))
-            .map_err(|e| format!("parameter `robot` = `{}`: {e}", self.robot))
-    }
-
     fn executive(&self, settings: &ExecutiveSettings) -> std::result::Result<Executive, String> {
         let caps = super::capabilities(&self.capabilities)?;
         Executive::new(settings, &caps).map_err(|e| e.to_string())
@@ -184,12 +180,8 @@ pub fn run<T: Transport>(t: &mut T, cfg: ExecutiveNodeConfig, stop: Arc<AtomicBo
     let plan_sub = t.subscription::<StrategicPlan>("strategic_plan", Qos::Latched)?;
     let odom_sub = t.subscription::<Odometry>("odom", Qos::SensorData)?;
     // The body's pose needs the joint angles: the latest joint_states with each odom.
-    let body = cfg
-        .body_pose
-        .then(|| cfg.topology().map(|t| BodyFrame::new(&t)))
-        .transpose()
-        .map_err(RosError::Params)?;
-    let joints_sub = match &body {
+    let body = &cfg.body;
+    let joints_sub = match body {
         Some(_) => Some(t.subscription::<JointState>("joint_states", Qos::SensorData)?),
         None => None,
     };
@@ -217,7 +209,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: ExecutiveNodeConfig, stop: Arc<AtomicBo
             }
         }
         while let Some(o) = odom_sub.take() {
-            let pose = o.and_then(|o| match (&body, &joints) {
+            let pose = o.and_then(|o| match (body, &joints) {
                 (Some(b), Some(seen)) if seen.joints_seen() => {
                     isometry(&o.pose.pose).and_then(|base| b.pose(&base, seen.positions()).map(Some))
                 }
@@ -265,7 +257,7 @@ mod tests {
     fn parameters_pick_the_controller_and_bad_ones_are_named() {
         let cfg = ExecutiveNodeConfig::from_params(&defaults::<ExecutiveNodeConfig>()).expect("defaults");
         assert_eq!(cfg.controller, Controller::Steer);
-        assert!(cfg.body_pose);
+        assert!(cfg.body.is_some());
         assert!(
             (cfg.turn.offset_per_curvature_m - 0.1407).abs() < 5e-4,
             "{:?}",

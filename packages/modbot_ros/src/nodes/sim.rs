@@ -190,10 +190,9 @@ impl SimCore {
             Some(_) => Some(OrganismCore::new(&mut session, cfg.dead_after_s)?),
             None => None,
         };
-        let model = &session.robot.model;
         Ok(SimCore {
-            link_names: model.links.iter().map(|l| l.name.clone()).collect(),
-            base: model.link("base_link").unwrap_or(model.root),
+            link_names: session.robot.model.links.iter().map(|l| l.name.clone()).collect(),
+            base: session.base_link(),
             session,
             urdf,
             refused: 0,
@@ -587,7 +586,6 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     let mut frames: u64 = 0;
     let started = Instant::now();
     let mut throttle = Throttle::new(5.0);
-    let mut held: Option<Instant> = None;
     let mut released = false;
     let mut paused = 0.0;
     while !stop.load(Ordering::Relaxed) {
@@ -624,7 +622,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
             _ => Vec::new(),
         };
         if waiting.is_empty() {
-            if held.take().is_some() || !released {
+            if !released {
                 let now = core.session.sim.time();
                 if let Some(org) = core.organism.as_mut() {
                     let silent = org.silent();
@@ -648,7 +646,6 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
             core.advance_to(t0 + frames as f64 * frame)
                 .map_err(|e| RosError::Node(format!("simulation stopped: {e}")))?;
         } else {
-            held.get_or_insert_with(Instant::now);
             let msg = format!("holding physics for the module_nodes of {}", waiting.join(", "));
             throttle.log(t, "holding", Level::Info, &msg);
             std::thread::sleep(Duration::from_secs_f64(frame));
