@@ -67,8 +67,8 @@ pub enum OrganismWhat {
         #[arg(long, value_name = "TIME:MODULE")]
         remove: Vec<String>,
         /// IR thresholds B,F,R,L (readings 0 … 128; a side whose mean of ten readings is
-        /// below sees an obstacle). Default: the caterpillar 110,110,40,40, the V, the
-        /// scorpion and robot files 20 on every side.
+        /// below sees an obstacle). Default: the caterpillar 110,110,40,40, the V
+        /// 20,100,100,20, the scorpion and robot files 20 on every side.
         #[arg(long, value_name = "B,F,R,L")]
         ir_threshold: Option<String>,
         /// Run folder (default runs/organism_<name>).

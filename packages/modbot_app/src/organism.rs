@@ -35,6 +35,17 @@ pub const IR_RANGE_M: f64 = 0.8;
 /// room to reverse, and to the sides to 0.25 m (record 0029).
 pub const CATERPILLAR_IR_THRESHOLDS: [f64; 4] = [110.0, 110.0, 40.0, 40.0];
 
+/// The V's IR thresholds (B, F, R, L): its centre's F and R, which face away from both arms
+/// and watch the organism's left and right going forward (§7.2), see to 0.625 m, so the V
+/// turns before an arm trailing behind meets what the centre saw; the rest 20 (12.5 cm)
+/// like every organism's (record 0034).
+pub const V_IR_THRESHOLDS: [f64; 4] = [20.0, 100.0, 100.0, 20.0];
+
+/// Ticks per half wave of the V (the seed's n, 4 for the caterpillar, Table 8): 2. The seed
+/// gives the V's wave no timing of its own; with n = 4 our 90° V of cubes slides backwards,
+/// centre last, and with n = 2 it goes centre first for arms of 2 to 7 modules (record 0034).
+pub const V_HALF_PERIOD: u64 = 2;
+
 /// Parses `--ir-threshold B,F,R,L`: four readings, 0 … 128, below which a side's mean of ten
 /// readings is an obstacle.
 pub fn parse_thresholds(text: &str) -> Result<[f64; 4]> {
@@ -603,15 +614,23 @@ impl OrganismSpec {
     }
 
     /// Its modules' settings: the defaults but for the IR thresholds (B, F, R, L), the
-    /// caterpillar's looking far ahead ([`CATERPILLAR_IR_THRESHOLDS`]); the V's and the
-    /// scorpion's are the default (12.5 cm: their arms and tails are in view of their own
-    /// sensors, record 0029).
+    /// caterpillar's looking far ahead ([`CATERPILLAR_IR_THRESHOLDS`]) and the V centre's to
+    /// its sides ([`V_IR_THRESHOLDS`]); the scorpion's are the default (12.5 cm: its arms and
+    /// tail are in view of its own sensors, record 0029).
+    ///
+    /// The V's wave switches every [`V_HALF_PERIOD`] ticks, not the caterpillar's 4: with 4
+    /// the 90° V of our cubes slides backwards, centre last (record 0034).
     pub fn hormone_settings(&self) -> HormoneSettings {
         let default = HormoneSettings::default();
         HormoneSettings {
             ir_threshold: match self {
                 OrganismSpec::Caterpillar { .. } => CATERPILLAR_IR_THRESHOLDS,
-                _ => default.ir_threshold,
+                OrganismSpec::V { .. } => V_IR_THRESHOLDS,
+                OrganismSpec::Scorpion { .. } => default.ir_threshold,
+            },
+            half_period: match self {
+                OrganismSpec::V { .. } => V_HALF_PERIOD,
+                _ => default.half_period,
             },
             ..default
         }
@@ -806,8 +825,8 @@ pub fn load_organism(
 /// The ROS 2 launch file (YAML) of an organism: sim_node simulating it (`organism`,
 /// `pitched`, `no_tail` as given) and one module_node per module in namespace
 /// `<namespace>/<module>`, each connector's `in/X` remapped onto the `out/Y` of the module
-/// joined there, the organism's IR thresholds as every module's parameter. Errors name a
-/// module or organism name that is not a valid ROS name.
+/// joined there, the organism's IR thresholds, mapping level and wave half period as every
+/// module's parameters. Errors name a module or organism name that is not a valid ROS name.
 pub fn organism_launch(
     robot: &Topology,
     organism: &str,
@@ -840,7 +859,7 @@ pub fn organism_launch(
     let _ = writeln!(s, "launch:");
     let _ = writeln!(
         s,
-        "- arg: {{name: world, default: flat, description: \"scenario under worlds/ (flat, hormone_arena, hormone_wall)\"}}"
+        "- arg: {{name: world, default: flat, description: \"scenario under worlds/ (flat, hormone_arena, hormone_wall, hormone_v_left, hormone_v_right)\"}}"
     );
     let _ = writeln!(
         s,
@@ -872,10 +891,12 @@ pub fn organism_launch(
             s,
             "  - node:\n      pkg: modbot_ros\n      exec: module_node\n      name: module_node\n      \
              namespace: {}\n      param:\n      - {{name: use_sim_time, value: true}}\n      \
-             - {{name: ir_threshold, value: [{}]}}\n      - {{name: max_level, value: {}}}",
+             - {{name: ir_threshold, value: [{}]}}\n      - {{name: max_level, value: {}}}\n      \
+             - {{name: half_period, value: {}}}",
             m.name,
             ir.join(", "),
-            settings.max_level
+            settings.max_level,
+            settings.half_period
         );
         let mut remaps = Vec::new();
         for e in &robot.edges {

@@ -36,6 +36,36 @@ fn run_in(
     .unwrap_or_else(|e| panic!("{}: {e}", spec.name()))
 }
 
+/// [`run_in`] with the organism's settings changed by `tune`.
+fn run_tuned(world: Option<&str>, text: &str, seconds: f64, tune: &dyn Fn(&mut HormoneSettings)) -> OrganismRun {
+    let spec = OrganismSpec::parse(text, false, false).unwrap_or_else(|e| panic!("{e}"));
+    let robot = spec
+        .topology(&ModuleCatalog::builtin())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let path = world.map(|w| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../worlds").join(w));
+    let world = load_world(path.as_deref()).unwrap_or_else(|e| panic!("{e}"));
+    let mut settings = spec.hormone_settings();
+    tune(&mut settings);
+    run_organism(
+        &robot,
+        &world,
+        seconds,
+        &[],
+        settings,
+        &EvalOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", spec.name()))
+}
+
+/// Direction of the centre of mass's displacement over the run, degrees.
+fn travel_deg(run: &OrganismRun) -> f64 {
+    let (Some(a), Some(b)) = (run.samples.first(), run.samples.last()) else {
+        panic!("no samples")
+    };
+    (b.com[1] - a.com[1]).atan2(b.com[0] - a.com[0]).to_degrees()
+}
+
 /// [`run_in`] on flat ground.
 fn run_on_flat(text: &str, pitched: bool, no_tail: bool, seconds: f64, faults: &[Fault]) -> OrganismRun {
     run_in(None, text, pitched, no_tail, seconds, faults)
@@ -85,6 +115,50 @@ fn straight_line_speeds_are_in_the_seeds_order() {
         faster(no_tail, scorpion),
         "scorpion without its tail {no_tail} vs with {scorpion}"
     );
+}
+
+/// Seed §6.2: the V's ends drive waves toward its centre and the V moves "toward the region
+/// the centre module is pointing to", between its two arms' directions of travel. v:9 starts
+/// with its centre pointing at +45° (arms along −x and −y); measured 67.6° over 40 s
+/// (record 0034). With the caterpillar's half period (4 ticks) it slid backwards, at 175°.
+#[test]
+fn a_v_goes_centre_first() {
+    let run = run_tuned(None, "v:9", 40.0, &|_| {});
+    let dir = travel_deg(&run);
+    let dist = run.report.speed_m_s * 36.0;
+    assert!(
+        (0.0..90.0).contains(&dir),
+        "the V went at {dir:.1}°, not between its arms"
+    );
+    assert!(dist > 1.0, "the V went {dist:.2} m in 36 s");
+}
+
+/// Seed §7.2 and §9.1: going forward, a V whose centre sees an obstacle on one side stops the
+/// arm on the other side and turns away. A wall closes in from the V's left
+/// (worlds/hormone_v_left.yaml) and from its right (hormone_v_right.yaml): blind (thresholds
+/// 0) the V walks into it; with its own thresholds it never touches it and its way bends away
+/// from the wall, right of the blind run's for the left wall, left of it for the right one.
+/// Measured (60 s): left, blind −3.2° and touching, seeing −41.9° and 33 cm away at the
+/// closest; right, blind 13.7° and touching, seeing 52.9° and 32 cm (record 0034).
+#[test]
+fn a_v_turns_away_from_an_obstacle_on_one_side() {
+    for (world, away) in [("hormone_v_left.yaml", -1.0), ("hormone_v_right.yaml", 1.0)] {
+        let blind = run_tuned(Some(world), "v:9", 60.0, &|s| s.ir_threshold = [0.0; 4]);
+        let seeing = run_tuned(Some(world), "v:9", 60.0, &|_| {});
+        let touched = blind.closest_approach_m.unwrap_or(f64::NAN);
+        let closest = seeing.closest_approach_m.unwrap_or(f64::NAN);
+        let turn = travel_deg(&seeing) - travel_deg(&blind);
+        eprintln!("{world}: blind {touched:.3} m, seeing {closest:.3} m, turned {turn:.1}°");
+        assert!(
+            touched < 0.01,
+            "{world}: the wall is not in the blind V's way ({touched} m)"
+        );
+        assert!(closest > 0.1, "{world}: the V came within {closest} m of the wall");
+        assert!(
+            turn * away > 15.0,
+            "{world}: the V turned {turn:.1}° from the blind run's way, not away from the wall"
+        );
+    }
 }
 
 /// Why a 4-module caterpillar on flat ground refuses to run for `seconds` with `faults`

@@ -57,6 +57,11 @@ impl NodeConfig for ModuleNodeConfig {
                 "mapping level: hops a handshake is relayed (the seed's organisms use 2)",
             ),
             ParamDecl::new(
+                "half_period",
+                ParamValue::Int(d.half_period as i64),
+                "ticks per half wave (the seed's n: 4 for the caterpillar, 2 for the V, record 0034)",
+            ),
+            ParamDecl::new(
                 "tick_s",
                 ParamValue::Double(modbot_app::organism::TICK_S),
                 "seconds per hormone tick",
@@ -98,10 +103,12 @@ impl NodeConfig for ModuleNodeConfig {
             i64::from(modbot_gaits::hormone::module::MAX_HORMONE_HOPS),
         )? as u8;
         let cycles_per_tick = int_in("cycles_per_tick", 1, 64)? as u64;
+        let half_period = int_in("half_period", 1, 64)? as u64;
         Ok(ModuleNodeConfig {
             settings: HormoneSettings {
                 ir_threshold: ir,
                 max_level,
+                half_period,
                 ..HormoneSettings::default()
             },
             tick_s: g.f64_in("tick_s", 0.01, 10.0)?,
@@ -716,5 +723,11 @@ mod tests {
                 .unwrap_err()
                 .contains("cycles_per_tick")
         );
+        let mut p = crate::params::defaults::<ModuleNodeConfig>();
+        p.insert("half_period".into(), ParamValue::Int(0));
+        assert!(ModuleNodeConfig::from_params(&p).unwrap_err().contains("half_period"));
+        p.insert("half_period".into(), ParamValue::Int(2));
+        let cfg = ModuleNodeConfig::from_params(&p).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cfg.settings.half_period, 2);
     }
 }
