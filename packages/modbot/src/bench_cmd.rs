@@ -28,8 +28,8 @@ pub struct BenchArgs {
     /// A* queries per map.
     #[arg(long, default_value_t = 100)]
     pub queries: usize,
-    /// Simulated seconds per case.
-    #[arg(long, default_value_t = 10.0, value_parser = crate::common::positive)]
+    /// Simulated seconds per case (0.01, one control tick, to 3600).
+    #[arg(long, default_value_t = 10.0, value_parser = crate::common::bench_seconds)]
     pub seconds: f64,
     #[command(flatten)]
     pub config: ConfigArgs,

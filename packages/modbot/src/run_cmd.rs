@@ -56,8 +56,8 @@ pub struct RunArgs {
     /// `rapier` (a rapier3d multibody, the cross-check).
     #[arg(long, default_value = "native")]
     pub engine: Engine,
-    /// Physics step in ms (default: the world's).
-    #[arg(long, value_parser = crate::common::positive)]
+    /// Physics step in ms, 0.01 … 20 (default: the world's).
+    #[arg(long, value_parser = crate::common::step_ms)]
     pub step_ms: Option<f64>,
     /// Solver iterations per physics step (native: Gauss–Seidel sweeps, default 10;
     /// rapier: substeps, default 8).

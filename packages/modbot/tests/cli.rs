@@ -197,12 +197,15 @@ fn floating_point_arguments_refuse_nan_infinity_and_out_of_range() {
         (&["run", "--rate", "nan"], "--rate"),
         (&["run", "--max-time", "inf"], "--max-time"),
         (&["run", "--step-ms", "0"], "--step-ms"),
+        (&["run", "--step-ms", "1e-9"], "--step-ms"),
         (
             &["gait", "caterpillar", "--robot", "pp:8", "--duration", "nan"],
             "--duration",
         ),
         (&["gait", "caterpillar", "--robot", "pp:8", "--rate", "20000"], "--rate"),
         (&["bench", "sim", "--seconds", "nan"], "--seconds"),
+        // Under one control tick it would time nothing and print a NaN rate.
+        (&["bench", "sim", "--seconds", "0.001"], "--seconds"),
         (
             &["launch", "launch/organism_v_9.launch.yaml", "--duration", "nan"],
             "--duration",

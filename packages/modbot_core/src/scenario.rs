@@ -120,6 +120,11 @@ impl Default for Ground {
 /// models leave their range, issue 18).
 pub const MAX_GRAVITY_M_S2: f64 = 100.0;
 
+/// Smallest physics step a scenario or a run may ask for, s: 10 µs, 100 000 steps per
+/// simulated second. A smaller one (1e-300 passes "positive") would keep a run stepping
+/// for days without showing why.
+pub const MIN_PHYSICS_STEP_S: f64 = 1e-5;
+
 /// Highest start above the ground, m.
 pub const MAX_START_HEIGHT_M: f64 = 10.0;
 
@@ -433,11 +438,11 @@ impl Scenario {
             return Err(CoreError::invalid("name", &self.name, "letters, digits and _"));
         }
         finite_positive("physics.step_s", self.physics.step_s)?;
-        if self.physics.step_s > 0.1 {
+        if !(MIN_PHYSICS_STEP_S..=0.1).contains(&self.physics.step_s) {
             return Err(CoreError::invalid(
                 "physics.step_s",
                 self.physics.step_s,
-                "at most 0.1 s",
+                "from 1e-5 to 0.1 s",
             ));
         }
         finite_positive("physics.real_time_factor", self.physics.real_time_factor)?;
@@ -756,6 +761,10 @@ mod tests {
         for (text, needle) in [
             ("name: a b\n", "name"),
             ("name: a\nphysics: {step_s: 0, real_time_factor: 1}\n", "physics.step_s"),
+            (
+                "name: a\nphysics: {step_s: 1e-9, real_time_factor: 1}\n",
+                "physics.step_s",
+            ),
             ("name: a\nground: {friction: -1, size_m: [1, 1]}\n", "ground.friction"),
             (
                 "name: a\nobstacles:\n  - {name: x, kind: wall, position_m: [0, 0], size_m: [1, -1, 1]}\n",

@@ -104,6 +104,9 @@ struct Ctx<'a> {
     ns: Vec<String>,
     file: PathBuf,
     packages: &'a BTreeMap<String, PathBuf>,
+    /// Bytes substitutions have produced so far in the whole launch, includes and all
+    /// ([`MAX_LAUNCH_SUBSTITUTED_BYTES`]).
+    expanded: &'a std::cell::Cell<usize>,
 }
 
 fn err(file: &Path, why: impl std::fmt::Display) -> RosError {
@@ -114,11 +117,13 @@ fn err(file: &Path, why: impl std::fmt::Display) -> RosError {
 pub fn resolve(file: &Path, overrides: &[(String, String)], packages: &BTreeMap<String, PathBuf>) -> Result<Launch> {
     let mut out = Launch::default();
     let vars: BTreeMap<String, String> = overrides.iter().cloned().collect();
+    let expanded = std::cell::Cell::new(0);
     let mut ctx = Ctx {
         vars,
         ns: Vec::new(),
         file: file.to_path_buf(),
         packages,
+        expanded: &expanded,
     };
     resolve_file(file, &mut ctx, &mut out, 0)?;
     let declared: Vec<&str> = out.args.iter().map(|a| a.name.as_str()).collect();
@@ -248,6 +253,7 @@ fn actions(entries: &[Value], ctx: &mut Ctx, out: &mut Launch, depth: usize) -> 
                     ns: ctx.ns.clone(),
                     file: path.clone(),
                     packages: ctx.packages,
+                    expanded: ctx.expanded,
                 };
                 for a in list(&body, "arg", "`include`", ctx)? {
                     let Value::Mapping(a) = a else {
@@ -446,8 +452,15 @@ fn node(b: &Mapping, ctx: &Ctx) -> Result<NodeLaunch> {
 /// bound, 30 of them asked for gigabytes (issue 18).
 pub const MAX_SUBSTITUTED_BYTES: usize = 64 * 1024;
 
+/// Most bytes the substitutions of one launch (its file and every include) may produce
+/// together. Each string is held to [`MAX_SUBSTITUTED_BYTES`], but a file of many strings
+/// that each expand a large `let` (9 bytes of `$(var v)` giving 64 KiB) would otherwise
+/// multiply a 16 MiB file by 7000 (issue 18).
+pub const MAX_LAUNCH_SUBSTITUTED_BYTES: usize = 16 * 1024 * 1024;
+
 /// Expands `$(...)` substitutions (nested ones first); refuses a result longer than
-/// [`MAX_SUBSTITUTED_BYTES`].
+/// [`MAX_SUBSTITUTED_BYTES`], and one that takes the launch's substitutions past
+/// [`MAX_LAUNCH_SUBSTITUTED_BYTES`].
 fn subst(s: &str, ctx: &Ctx) -> Result<String> {
     let mut out = String::new();
     let mut rest = s;
@@ -488,6 +501,17 @@ fn subst(s: &str, ctx: &Ctx) -> Result<String> {
         if out.len() + value.len() > MAX_SUBSTITUTED_BYTES {
             return Err(too_long(out.len() + value.len()));
         }
+        let total = ctx.expanded.get().saturating_add(value.len());
+        if total > MAX_LAUNCH_SUBSTITUTED_BYTES {
+            return Err(err(
+                &ctx.file,
+                format!(
+                    "the launch's substitutions expand to more than {MAX_LAUNCH_SUBSTITUTED_BYTES} bytes in all (at `{}…`)",
+                    s.chars().take(40).collect::<String>()
+                ),
+            ));
+        }
+        ctx.expanded.set(total);
         out.push_str(&value);
         rest = &after[end + 1..];
     }
@@ -687,5 +711,27 @@ mod tests {
         let f = write(&d, "double.launch.yaml", &text);
         let e = resolve(&f, &[], &pk).expect_err("bounded").to_string();
         assert!(e.contains("more than 65536 bytes"), "{e}");
+    }
+
+    /// Issue 18: the bound covers the whole launch, not each string: 300 nodes each
+    /// expanding a 60 000-byte `let` (18 MB in all, every string under its own bound) are
+    /// refused; 200 of them (12 MB) resolve.
+    #[test]
+    fn the_substitution_bound_covers_the_whole_launch() {
+        let d = tmp("w");
+        let pk: BTreeMap<String, PathBuf> = BTreeMap::new();
+        let launch = |nodes: usize| {
+            let mut text = format!("launch:\n- let: {{name: big, value: {}}}\n", "x".repeat(60_000));
+            for k in 0..nodes {
+                text += &format!("- node: {{pkg: p, exec: e, name: n{k}, args: '$(var big)'}}\n");
+            }
+            text
+        };
+        let f = write(&d, "many.launch.yaml", &launch(300));
+        let e = resolve(&f, &[], &pk).expect_err("bounded").to_string();
+        assert!(e.contains("in all"), "{e}");
+        let f = write(&d, "fewer.launch.yaml", &launch(200));
+        let l = resolve(&f, &[], &pk).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(l.nodes.len(), 200);
     }
 }

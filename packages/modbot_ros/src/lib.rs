@@ -187,6 +187,31 @@ pub fn watch_parent() {
     });
 }
 
+/// Longest start-up error a node prints, bytes: a message quoting what it refused (a
+/// parameter, a file's content) is cut there.
+pub const MAX_ERROR_BYTES: usize = 4096;
+
+/// `message` cut to at most `max` bytes on a character boundary, saying how much was left
+/// out.
+pub fn capped(message: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if message.len() <= max {
+        return message.into();
+    }
+    let mut end = max;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} more bytes)", &message[..end], message.len() - end).into()
+}
+
+/// Prints a node's fatal error on stderr, capped at [`MAX_ERROR_BYTES`]; a closed stderr
+/// is ignored (`eprintln!` would panic on it).
+pub fn report_error(node: &str, error: &dyn std::fmt::Display) {
+    use std::io::Write as _;
+    let text = format!("{node}: {error}");
+    let _ = writeln!(std::io::stderr(), "{}", capped(&text, MAX_ERROR_BYTES));
+}
+
 /// The nodes this crate provides, by executable name.
 pub const NODES: &[&str] = &["gait_node", "sim_node", "planner_node", "executive_node", "module_node"];
 
@@ -204,7 +229,7 @@ pub fn main_of<C: NodeConfig, T: Transport>(
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{default_name}: {e}");
+            report_error(default_name, &e);
             std::process::ExitCode::FAILURE
         }
     }
@@ -224,7 +249,7 @@ macro_rules! on_backend {
             #[cfg(not(feature = "r2r"))]
             Ok(Backend::R2r) => unreachable!("Backend::from_env refuses r2r without the feature"),
             Err(e) => {
-                eprintln!("{}: {e}", $name);
+                report_error($name, &e);
                 std::process::ExitCode::from(2)
             }
         }
@@ -250,8 +275,28 @@ pub fn run_node(exec: &str, argv: Vec<String>) -> std::process::ExitCode {
         ),
         "module_node" => on_backend!(nodes::module::ModuleNodeConfig, "module_node", argv, nodes::module::run),
         other => {
-            eprintln!("no node `{other}` (modbot_ros provides {})", NODES.join(", "));
+            let why = format!("no node `{other}` (modbot_ros provides {})", NODES.join(", "));
+            report_error("modbot_ros", &why);
             std::process::ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 18: a start-up error quoting a huge value prints at most MAX_ERROR_BYTES (plus
+    /// the note of what was cut), never splitting a character.
+    #[test]
+    fn start_up_errors_are_capped() {
+        assert_eq!(capped("short", 10), "short");
+        let long = format!("parameter `world` = {}", "é".repeat(100_000));
+        let c = capped(&long, MAX_ERROR_BYTES);
+        assert!(c.len() < MAX_ERROR_BYTES + 40, "{}", c.len());
+        assert!(c.ends_with("more bytes)"), "{}", &c[c.len() - 30..]);
+        // 'é' is two bytes: an odd cut falls back to a boundary.
+        let c = capped("aéé", 2);
+        assert_eq!(c, "a… (4 more bytes)");
     }
 }

@@ -236,8 +236,8 @@ impl SimSettings {
     }
 
     fn validate(&self) -> Result<()> {
-        if !(self.step_s.is_finite() && self.step_s > 0.0 && self.step_s <= 0.02) {
-            return Err(bad("step_s", self.step_s, "a physics step in (0, 0.02] s"));
+        if !(self.step_s.is_finite() && (modbot_core::scenario::MIN_PHYSICS_STEP_S..=0.02).contains(&self.step_s)) {
+            return Err(bad("step_s", self.step_s, "a physics step from 1e-5 to 0.02 s"));
         }
         finite_at_least("start_clearance_m", self.start_clearance_m, 0.0)?;
         match &self.engine {

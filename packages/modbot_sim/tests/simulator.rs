@@ -350,3 +350,30 @@ fn round_shapes_rest_on_the_ground() {
         assert!(sim.kinetic_energy() < 1e-4, "{geometry}: {}", sim.kinetic_energy());
     }
 }
+
+/// Record 0032's clock: after `advance_to(t)` physics is never behind the controller's
+/// clock and at most one step ahead of it, over thousands of ticks, for control periods
+/// longer than, shorter than and incommensurate with the 2 ms step. Each wrong rule fails
+/// here: one step per tick whatever the period (1 kHz simulated twice the controller's time),
+/// `round(dt/step)` steps per tick (300 Hz drifts 0.67 ms a tick), and stepping only until
+/// within half a step (2.9 ms stops at 2 ms, behind).
+#[test]
+fn the_simulated_clock_follows_the_control_clock() {
+    let (_, r) = robot("pp:2");
+    let step = SimSettings::for_scenario(&flat()).step_s;
+    assert!((step - 0.002).abs() < 1e-12, "the flat world's step is {step}");
+    for period in [0.01, 1.0 / 300.0, 0.001, 0.0029, 1.0 / 77.0] {
+        let mut sim = Simulator::new(&r, &flat(), SimSettings::for_scenario(&flat())).unwrap();
+        let ticks = (4.0 / period) as usize;
+        for k in 1..=ticks {
+            let t = k as f64 * period;
+            sim.advance_to(t).unwrap();
+            let ahead = sim.time() - t;
+            assert!(
+                (-1e-9..step - 1e-9).contains(&ahead),
+                "period {period} s, tick {k}: simulated {} s for the controller's {t} s",
+                sim.time()
+            );
+        }
+    }
+}

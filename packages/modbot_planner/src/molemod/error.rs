@@ -42,6 +42,9 @@ pub enum MoleError {
         /// States expanded.
         expansions: u64,
     },
+    /// The search's own tree is inconsistent (a bug, reported instead of looping).
+    #[error("internal error: {0}")]
+    Internal(String),
     /// A plan does not replay.
     #[error("plan step {step}: {reason}")]
     BadPlan {

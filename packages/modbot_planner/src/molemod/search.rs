@@ -219,29 +219,45 @@ impl<'a> Search<'a> {
         Progress::Exhausted
     }
 
-    fn reconstruct(&self, goal: u32) -> Plan {
+    /// The plan that reaches node `goal`, by its parent links back to the start. Each node
+    /// comes once at most whatever the links: with saturating sums and strict improvements
+    /// they form a tree, and a broken one (a cycle, a link past the end) is an error, not a
+    /// loop or a truncated plan.
+    fn reconstruct(&self, goal: u32) -> Result<Plan, MoleError> {
         let mut steps = Vec::new();
         let mut states = Vec::new();
         let mut n = goal;
-        // Each node once at most, whatever the links (with saturating sums and strict
-        // improvements they form a tree; the bound keeps a broken one from looping).
+        let broken = |why: String| MoleError::Internal(format!("the search tree is broken ({why})"));
+        let mut reached_start = false;
         for _ in 0..=self.nodes.len() {
-            let node = &self.nodes[n as usize];
+            let node = self
+                .nodes
+                .get(n as usize)
+                .ok_or_else(|| broken(format!("a parent link to node {n} of {}", self.nodes.len())))?;
             states.push(node.state);
             match &node.step {
                 Some(s) => steps.push(s.clone()),
-                None => break,
+                None => {
+                    reached_start = true;
+                    break;
+                }
             }
             n = node.parent;
         }
+        if !reached_start {
+            return Err(broken(format!(
+                "no start within {} links back from node {goal}",
+                self.nodes.len() + 1
+            )));
+        }
         steps.reverse();
         states.reverse();
-        Plan {
+        Ok(Plan {
             cost: self.nodes[goal as usize].g,
             steps,
             states,
             stats: self.stats,
-        }
+        })
     }
 }
 
@@ -254,7 +270,7 @@ pub fn plan(task: &Task, deadline: Option<Instant>, cancel: &dyn Fn() -> bool) -
     loop {
         match search.expand_next() {
             Progress::Goal(n) => {
-                let mut p = search.reconstruct(n);
+                let mut p = search.reconstruct(n)?;
                 p.stats.micros = started.elapsed().as_micros() as u64;
                 return Ok(p);
             }
@@ -348,4 +364,37 @@ pub fn check_plan(task: &Task, plan: &Plan) -> Result<(), MoleError> {
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::molemod::{GridState, Options};
+
+    /// Issue 18: a parent chain that loops (or leaves the node list) ends the
+    /// reconstruction with an error naming it, not a loop or a silently cut plan.
+    #[test]
+    fn a_broken_search_tree_is_an_error() {
+        let initial = "0 0 0 0 0\n0 0 0 0 0\n0 0 0 0 0\n0 0 0 0 0\n2 1 1 1 1\n";
+        let goal = "0 0 0 0 0\n0 0 0 0 0\n0 1 0 0 0\n0 1 0 0 0\n0 1 1 1 0\n";
+        let task = Task::new(
+            GridState::parse(initial, "initial").unwrap_or_else(|e| panic!("{e}")),
+            GridState::parse(goal, "goal").unwrap_or_else(|e| panic!("{e}")),
+            Options::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut search = Search::new(&task);
+        for _ in 0..3 {
+            search.expand_next();
+        }
+        let n = (search.nodes.len() - 1) as u32;
+        assert!(search.nodes[n as usize].step.is_some());
+        assert!(search.reconstruct(n).is_ok(), "an intact chain");
+        search.nodes[n as usize].parent = n;
+        let e = search.reconstruct(n).expect_err("a cycle").to_string();
+        assert!(e.contains("no start within"), "{e}");
+        search.nodes[n as usize].parent = u32::MAX - 1;
+        let e = search.reconstruct(n).expect_err("a dangling link").to_string();
+        assert!(e.contains("a parent link to node"), "{e}");
+    }
 }
