@@ -22,8 +22,17 @@ pub struct OrganismArgs {
 #[derive(Debug, clap::Args)]
 pub struct Which {
     /// caterpillar:N, v:N (N odd: two equal arms and the centre), scorpion, or a robot file
-    /// of `cube` modules.
-    pub organism: String,
+    /// of `cube` modules (also given as `--organism`).
+    #[arg(required_unless_present = "organism_flag")]
+    pub organism: Option<String>,
+    /// The organism, as a flag (the same as the argument).
+    #[arg(
+        long = "organism",
+        id = "organism_flag",
+        value_name = "ORGANISM",
+        conflicts_with = "organism"
+    )]
+    pub organism_flag: Option<String>,
     /// A caterpillar with its module ⌈N/2⌉ rolled 90° (the turning module).
     #[arg(long)]
     pub pitched: bool,
@@ -32,6 +41,16 @@ pub struct Which {
     pub no_tail: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+impl Which {
+    /// The organism named by the argument or by `--organism` (clap requires one of them).
+    pub fn name(&self) -> &str {
+        self.organism
+            .as_deref()
+            .or(self.organism_flag.as_deref())
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -89,7 +108,7 @@ pub enum OrganismWhat {
 /// defaults for a robot file).
 fn load(which: &Which) -> Result<(Topology, HormoneSettings)> {
     let catalog = which.config.catalog()?;
-    Ok(load_organism(&which.organism, which.pitched, which.no_tail, &catalog)?)
+    Ok(load_organism(which.name(), which.pitched, which.no_tail, &catalog)?)
 }
 
 struct RunArgs<'a> {
@@ -236,10 +255,10 @@ pub fn run(args: &OrganismArgs) -> Result<()> {
             )
         }
         OrganismWhat::File { which } => {
-            if modbot_app::organism::is_robot_file(&which.organism) {
+            if modbot_app::organism::is_robot_file(which.name()) {
                 return Err(BadInput("`organism file` prints a named organism's file".into()).into());
             }
-            let spec = OrganismSpec::parse(&which.organism, which.pitched, which.no_tail)?;
+            let spec = OrganismSpec::parse(which.name(), which.pitched, which.no_tail)?;
             emit(spec.robot_file())
         }
         OrganismWhat::Map { which, level, json } => {

@@ -1041,6 +1041,25 @@ fn organism_map_prints_types_and_roles() {
         "{}",
         stdout(&o)
     );
+    // The spelling, `--organism X`, is the same organism; none at all is refused.
+    let o = modbot(&["organism", "map", "--organism", "v:5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("V centre"), "{}", stdout(&o));
+    assert_refused(&[(&["organism", "map"][..], "ORGANISM")]);
+    // A robot file of 17 cube modules is refused naming the limit, like `caterpillar:17`.
+    let mut text = String::from("name: long\nmodules:\n");
+    for i in 1..=17 {
+        text += &format!("  - {{name: m{i}, kind: cube}}\n");
+    }
+    text += "connections:\n";
+    for i in 1..17 {
+        text += &format!("  - {{from: m{i}.B, to: m{}.F}}\n", i + 1);
+    }
+    let file = scratch("long_organism.yaml");
+    std::fs::write(&file, text).unwrap();
+    let o = modbot(&["organism", "map", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("16"), "{}", stderr(&o));
     let o = modbot(&["organism", "file", "caterpillar:6", "--pitched"]);
     assert!(
         stdout(&o).contains("kind: cube") && stdout(&o).contains("roll_deg: 90"),

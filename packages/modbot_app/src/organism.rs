@@ -17,8 +17,9 @@ use crate::error::{AppError, Result};
 use crate::evaluate::EvalOptions;
 use crate::session::SimSession;
 
-/// Seconds per hormone tick (H1: the seed's time step is not in seconds; the cube's servo
-/// reaches ±45° within one).
+/// Seconds per hormone tick (H1: the seed's time step is not in seconds). The cube's
+/// 160°/s servo makes a ±45° switch in 0.56 s, within the 1 s (4 ticks) between one
+/// module's switches (record 0029).
 pub const TICK_S: f64 = 0.25;
 /// Execution cycles per hormone tick: several per time step (§7, MDL2e's durations). A
 /// module scans its IR sensors every cycle, so its ring of 10 readings spans about one
