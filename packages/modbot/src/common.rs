@@ -91,29 +91,31 @@ pub fn positive(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A finite number in `range`; otherwise an error saying "expected {what}".
+fn within(s: &str, range: std::ops::RangeInclusive<f64>, what: &str) -> Result<f64, String> {
+    let v = finite(s)?;
+    if range.contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("`{s}`: expected {what}"))
+    }
+}
+
 /// A benchmark's simulated seconds per case: at least one 10 ms control tick (fewer
 /// measure nothing and would print a rate of NaN), at most an hour.
 pub fn bench_seconds(s: &str) -> Result<f64, String> {
-    let v = finite(s)?;
-    if (0.01..=3600.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!(
-            "`{s}`: expected simulated seconds from 0.01 (one control tick) to 3600"
-        ))
-    }
+    within(
+        s,
+        0.01..=3600.0,
+        "simulated seconds from 0.01 (one control tick) to 3600",
+    )
 }
 
 /// A physics step, ms: from 0.01 ms (the simulator's smallest,
 /// [`modbot_core::scenario::MIN_PHYSICS_STEP_S`]) to 20 ms (its largest).
 pub fn step_ms(s: &str) -> Result<f64, String> {
-    let v = finite(s)?;
     let min = modbot_core::scenario::MIN_PHYSICS_STEP_S * 1000.0;
-    if (min..=20.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("`{s}`: expected a physics step from {min} to 20 ms"))
-    }
+    within(s, min..=20.0, &format!("a physics step from {min} to 20 ms"))
 }
 
 /// A control rate, Hz: > 0 and at most [`modbot_sim::MAX_CONTROL_RATE_HZ`].

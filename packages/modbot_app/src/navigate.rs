@@ -16,14 +16,18 @@ use nalgebra::Isometry3;
 use crate::gait_driver::{GaitDriver, GaitRequest};
 use crate::session::{Interface, SimSession};
 
-/// A gait request for an executive's drive (what executive_node sends as a
-/// `modbot_msgs/GaitCommand`).
+/// The gait request for an executive's drive: what executive_node sends as a
+/// `modbot_msgs/GaitCommand` (modbot_ros's `convert::gait_command` is this request on the
+/// wire), so the loop here and the nodes' ask for the same. The fields a drive does not set
+/// keep a GaitCommand's defaults: speed scale 1, the library's transition.
 pub fn gait_request(d: &Drive) -> GaitRequest {
+    let defaults = GaitRequest {
+        speed_scale: 1.0,
+        transition_s: -1.0,
+        ..GaitRequest::default()
+    };
     match d {
-        Drive::Stop => GaitRequest {
-            stop: true,
-            ..GaitRequest::default()
-        },
+        Drive::Stop => GaitRequest { stop: true, ..defaults },
         Drive::Gait {
             gait,
             params,
@@ -36,8 +40,7 @@ pub fn gait_request(d: &Drive) -> GaitRequest {
                 Direction::Forward => 1,
                 Direction::Reverse => -1,
             },
-            transition_s: -1.0,
-            ..GaitRequest::default()
+            ..defaults
         },
     }
 }
@@ -173,7 +176,7 @@ impl Navigator {
         rates: LoopRates,
     ) -> Result<Navigator, String> {
         for (name, v) in [("control_hz", rates.control_hz), ("executive_hz", rates.executive_hz)] {
-            if !(v.is_finite() && v > 0.0 && v <= modbot_sim::MAX_CONTROL_RATE_HZ) {
+            if !modbot_sim::is_control_rate(v) {
                 return Err(format!(
                     "{name} = {v}: expected a rate in (0, {}] Hz",
                     modbot_sim::MAX_CONTROL_RATE_HZ

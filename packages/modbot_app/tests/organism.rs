@@ -8,8 +8,8 @@ use modbot_app::{EvalOptions, load_world};
 use modbot_core::ModuleCatalog;
 use modbot_gaits::hormone::HormoneSettings;
 
-/// An organism (`text` with its flags, its own IR thresholds) run in `world` (a file of the
-/// repository's worlds/, or flat ground) for `seconds` with `faults`.
+/// An organism (`text` with its flags, its own IR settings changed by `tune`) run in
+/// `world` (a file of the repository's worlds/, or flat ground) for `seconds` with `faults`.
 fn run_in(
     world: Option<&str>,
     text: &str,
@@ -17,28 +17,9 @@ fn run_in(
     no_tail: bool,
     seconds: f64,
     faults: &[Fault],
+    tune: &dyn Fn(&mut HormoneSettings),
 ) -> OrganismRun {
     let spec = OrganismSpec::parse(text, pitched, no_tail).unwrap_or_else(|e| panic!("{e}"));
-    let robot = spec
-        .topology(&ModuleCatalog::builtin())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let path = world.map(|w| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../worlds").join(w));
-    let world = load_world(path.as_deref()).unwrap_or_else(|e| panic!("{e}"));
-    run_organism(
-        &robot,
-        &world,
-        seconds,
-        faults,
-        spec.hormone_settings(),
-        &EvalOptions::default(),
-        &mut |_, _| {},
-    )
-    .unwrap_or_else(|e| panic!("{}: {e}", spec.name()))
-}
-
-/// [`run_in`] with the organism's settings changed by `tune`.
-fn run_tuned(world: Option<&str>, text: &str, seconds: f64, tune: &dyn Fn(&mut HormoneSettings)) -> OrganismRun {
-    let spec = OrganismSpec::parse(text, false, false).unwrap_or_else(|e| panic!("{e}"));
     let robot = spec
         .topology(&ModuleCatalog::builtin())
         .unwrap_or_else(|e| panic!("{e}"));
@@ -50,13 +31,16 @@ fn run_tuned(world: Option<&str>, text: &str, seconds: f64, tune: &dyn Fn(&mut H
         &robot,
         &world,
         seconds,
-        &[],
+        faults,
         settings,
         &EvalOptions::default(),
         &mut |_, _| {},
     )
     .unwrap_or_else(|e| panic!("{}: {e}", spec.name()))
 }
+
+/// The organism's own settings, unchanged.
+fn as_is(_: &mut HormoneSettings) {}
 
 /// Direction of the centre of mass's displacement over the run, degrees.
 fn travel_deg(run: &OrganismRun) -> f64 {
@@ -68,7 +52,7 @@ fn travel_deg(run: &OrganismRun) -> f64 {
 
 /// [`run_in`] on flat ground.
 fn run_on_flat(text: &str, pitched: bool, no_tail: bool, seconds: f64, faults: &[Fault]) -> OrganismRun {
-    run_in(None, text, pitched, no_tail, seconds, faults)
+    run_in(None, text, pitched, no_tail, seconds, faults, &as_is)
 }
 
 /// §9.1: a caterpillar heading for a wall reverses and does not touch it for the rest of the
@@ -77,7 +61,15 @@ fn run_on_flat(text: &str, pitched: bool, no_tail: bool, seconds: f64, faults: &
 /// (record 0029). Measured: closest approach 26.5 cm, then it crawls back.
 #[test]
 fn a_caterpillar_heading_for_a_wall_reverses_and_never_touches_it() {
-    let run = run_in(Some("hormone_wall.yaml"), "caterpillar:10", false, false, 60.0, &[]);
+    let run = run_in(
+        Some("hormone_wall.yaml"),
+        "caterpillar:10",
+        false,
+        false,
+        60.0,
+        &[],
+        &as_is,
+    );
     let closest = run.closest_approach_m.unwrap_or(0.0);
     assert!(closest > 0.10, "closest approach {closest} m");
     let xs: Vec<f64> = run.samples.iter().map(|s| s.point[0]).collect();
@@ -123,7 +115,7 @@ fn straight_line_speeds_are_in_the_seeds_order() {
 /// (record 0034). With the caterpillar's half period (4 ticks) it slid backwards, at 175°.
 #[test]
 fn a_v_goes_centre_first() {
-    let run = run_tuned(None, "v:9", 40.0, &|_| {});
+    let run = run_on_flat("v:9", false, false, 40.0, &[]);
     let dir = travel_deg(&run);
     let dist = run.report.speed_m_s * 36.0;
     assert!(
@@ -143,8 +135,10 @@ fn a_v_goes_centre_first() {
 #[test]
 fn a_v_turns_away_from_an_obstacle_on_one_side() {
     for (world, away) in [("hormone_v_left.yaml", -1.0), ("hormone_v_right.yaml", 1.0)] {
-        let blind = run_tuned(Some(world), "v:9", 60.0, &|s| s.ir_threshold = [0.0; 4]);
-        let seeing = run_tuned(Some(world), "v:9", 60.0, &|_| {});
+        let blind = run_in(Some(world), "v:9", false, false, 60.0, &[], &|s| {
+            s.ir_threshold = [0.0; 4]
+        });
+        let seeing = run_in(Some(world), "v:9", false, false, 60.0, &[], &as_is);
         let touched = blind.closest_approach_m.unwrap_or(f64::NAN);
         let closest = seeing.closest_approach_m.unwrap_or(f64::NAN);
         let turn = travel_deg(&seeing) - travel_deg(&blind);

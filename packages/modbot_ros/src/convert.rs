@@ -8,7 +8,7 @@ use modbot_msgs::modbot_msgs::msg::{GaitCommand, StrategicPlan, SubGoal};
 use modbot_msgs::nav_msgs::msg::{OccupancyGrid, Odometry, Path};
 use modbot_msgs::std_msgs::msg::{ColorRGBA, Header};
 use modbot_msgs::visualization_msgs::msg::{Marker, MarkerArray};
-use modbot_planner::executive::{Direction, Drive, TargetRow};
+use modbot_planner::executive::{Drive, TargetRow};
 use modbot_planner::goal::{PlannedRow, Route};
 use modbot_planner::grid::GridMap;
 use modbot_planner::sequencer::Pose2;
@@ -104,28 +104,18 @@ pub fn target_rows(m: &StrategicPlan) -> Result<Vec<TargetRow>, String> {
         .collect()
 }
 
-/// The GaitCommand for a drive.
+/// The GaitCommand for a drive: the request the in-process loop sends
+/// (`modbot_app::navigate::gait_request`), on the wire.
 pub fn gait_command(d: &Drive) -> GaitCommand {
-    match d {
-        Drive::Stop => GaitCommand {
-            stop: true,
-            ..Default::default()
-        },
-        Drive::Gait {
-            gait,
-            params,
-            direction,
-        } => GaitCommand {
-            gait: gait.clone(),
-            param_names: params.iter().map(|p| p.0.clone()).collect(),
-            param_values: params.iter().map(|p| p.1).collect(),
-            direction: match direction {
-                Direction::AsGiven => GaitCommand::DIRECTION_AS_GIVEN,
-                Direction::Forward => GaitCommand::DIRECTION_FORWARD,
-                Direction::Reverse => GaitCommand::DIRECTION_REVERSE,
-            },
-            ..Default::default()
-        },
+    let r = modbot_app::navigate::gait_request(d);
+    GaitCommand {
+        gait: r.gait,
+        param_names: r.params.iter().map(|p| p.0.clone()).collect(),
+        param_values: r.params.iter().map(|p| p.1).collect(),
+        speed_scale: r.speed_scale,
+        direction: r.direction,
+        transition_time: r.transition_s,
+        stop: r.stop,
     }
 }
 
@@ -393,6 +383,7 @@ pub fn joint_commands(targets: &[f64]) -> modbot_msgs::std_msgs::msg::Float64Mul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use modbot_planner::executive::Direction;
 
     /// Poses survive the round trip through messages; plans keep their rows and markers.
     #[test]
@@ -461,6 +452,29 @@ mod tests {
             ("caterpillar", vec![30.0], GaitCommand::DIRECTION_REVERSE, false)
         );
         assert!(gait_command(&Drive::Stop).stop);
+        // The fields a drive does not set are the message's defaults (speed scale 1, the
+        // library's transition), and the command reads back as the in-process request.
+        assert_eq!(
+            gait_command(&Drive::Stop),
+            GaitCommand {
+                stop: true,
+                ..GaitCommand::default()
+            }
+        );
+        assert_eq!((c.speed_scale, c.transition_time), (1.0, -1.0));
+        for d in [
+            Drive::Stop,
+            Drive::Gait {
+                gait: "turning".into(),
+                params: vec![("O_h".into(), 12.5)],
+                direction: Direction::Forward,
+            },
+        ] {
+            assert_eq!(
+                gait_request(&gait_command(&d)),
+                Ok(modbot_app::navigate::gait_request(&d))
+            );
+        }
         let mut g = OccupancyGrid::default();
         g.info.resolution = 0.1;
         g.info.width = 2;

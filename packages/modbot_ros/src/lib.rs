@@ -191,25 +191,12 @@ pub fn watch_parent() {
 /// parameter, a file's content) is cut there.
 pub const MAX_ERROR_BYTES: usize = 4096;
 
-/// `message` cut to at most `max` bytes on a character boundary, saying how much was left
-/// out.
-pub fn capped(message: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    if message.len() <= max {
-        return message.into();
-    }
-    let mut end = max;
-    while !message.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} more bytes)", &message[..end], message.len() - end).into()
-}
-
 /// Prints a node's fatal error on stderr, capped at [`MAX_ERROR_BYTES`]; a closed stderr
 /// is ignored (`eprintln!` would panic on it).
 pub fn report_error(node: &str, error: &dyn std::fmt::Display) {
     use std::io::Write as _;
     let text = format!("{node}: {error}");
-    let _ = writeln!(std::io::stderr(), "{}", capped(&text, MAX_ERROR_BYTES));
+    let _ = writeln!(std::io::stderr(), "{}", transport::capped_at(&text, MAX_ERROR_BYTES));
 }
 
 /// The nodes this crate provides, by executable name.
@@ -287,16 +274,17 @@ mod tests {
     use super::*;
 
     /// Issue 18: a start-up error quoting a huge value prints at most MAX_ERROR_BYTES (plus
-    /// the note of what was cut), never splitting a character.
+    /// the note of its length), never splitting a character.
     #[test]
     fn start_up_errors_are_capped() {
-        assert_eq!(capped("short", 10), "short");
+        use crate::transport::capped_at;
+        assert_eq!(capped_at("short", 10), "short");
         let long = format!("parameter `world` = {}", "é".repeat(100_000));
-        let c = capped(&long, MAX_ERROR_BYTES);
+        let c = capped_at(&long, MAX_ERROR_BYTES);
         assert!(c.len() < MAX_ERROR_BYTES + 40, "{}", c.len());
-        assert!(c.ends_with("more bytes)"), "{}", &c[c.len() - 30..]);
+        assert!(c.ends_with("bytes in all)"), "{}", &c[c.len() - 30..]);
         // 'é' is two bytes: an odd cut falls back to a boundary.
-        let c = capped("aéé", 2);
-        assert_eq!(c, "a… (4 more bytes)");
+        let c = capped_at("aéé", 2);
+        assert_eq!(c, "a… (5 bytes in all)");
     }
 }

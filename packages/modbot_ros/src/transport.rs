@@ -137,10 +137,15 @@ pub const MAX_LOG_BYTES: usize = 1024;
 /// `msg` cut to [`MAX_LOG_BYTES`] at a character boundary, saying how long it was. Every
 /// backend's [`Transport::log`] passes its line through it.
 pub fn capped(msg: &str) -> std::borrow::Cow<'_, str> {
-    if msg.len() <= MAX_LOG_BYTES {
+    capped_at(msg, MAX_LOG_BYTES)
+}
+
+/// `msg` cut to at most `max` bytes at a character boundary, saying how long it was.
+pub fn capped_at(msg: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if msg.len() <= max {
         return std::borrow::Cow::Borrowed(msg);
     }
-    let mut end = MAX_LOG_BYTES;
+    let mut end = max;
     while !msg.is_char_boundary(end) {
         end -= 1;
     }

@@ -18,7 +18,9 @@ pub use error::{Result, SimError};
 pub use layout::StartPose;
 pub use measure::{MAX_KEPT_SAMPLES, Recorder, Report, Sample};
 pub use robot::{Drive, Servo, SimRobot};
-pub use run::{MAX_CONTROL_RATE_HZ, RunOutput, RunPlan, run_controller, run_controller_streaming, run_gait};
+pub use run::{
+    MAX_CONTROL_RATE_HZ, RunOutput, RunPlan, is_control_rate, run_controller, run_controller_streaming, run_gait,
+};
 pub use world::{
     Engine, EngineSettings, NativeSettings, RapierSettings, Reference, SimSettings, Simulator, Twist, heading_of,
 };

@@ -175,6 +175,12 @@ pub(crate) fn settings_error(key: &str, value: f64, expected: &str) -> SimError 
 /// only grow (issue 18).
 pub const MAX_CONTROL_RATE_HZ: f64 = 10_000.0;
 
+/// Whether `hz` is a control rate a loop accepts: finite, > 0 and at most
+/// [`MAX_CONTROL_RATE_HZ`].
+pub fn is_control_rate(hz: f64) -> bool {
+    hz.is_finite() && hz > 0.0 && hz <= MAX_CONTROL_RATE_HZ
+}
+
 /// The actuation side of a closed loop, shared by [`run_controller`] and the maze run: the
 /// control rate and the controller's joint count checked once; each tick the controller
 /// steps, its targets are checked against the joints' drives and sent, and physics runs
@@ -197,7 +203,7 @@ pub(crate) struct ControlLoop {
 
 impl ControlLoop {
     pub(crate) fn new(sim: &Simulator, controller: &dyn Controller, control_rate_hz: f64) -> Result<ControlLoop> {
-        if !(control_rate_hz.is_finite() && control_rate_hz > 0.0 && control_rate_hz <= MAX_CONTROL_RATE_HZ) {
+        if !is_control_rate(control_rate_hz) {
             return Err(settings_error(
                 "control_rate_hz",
                 control_rate_hz,
