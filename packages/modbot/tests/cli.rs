@@ -1086,6 +1086,72 @@ fn organism_map_prints_types_and_roles() {
     ]);
 }
 
+/// `modbot organism run` for each of the organisms and in a world: v:5, the scorpion
+/// with and without its tail, a caterpillar with a pitched module, a caterpillar in
+/// worlds/hormone_wall.yaml. Each prints its speed and writes a summary naming the organism,
+/// its world and each module's role; the scorpion is faster without its tail (seed §9.1).
+#[test]
+fn organism_run_runs_every_organism() {
+    let wall = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../worlds/hormone_wall.yaml");
+    let wall = wall.to_str().unwrap();
+    let runs: [(&[&str], &str, usize, &str, &str); 5] = [
+        (&["v:5"], "v_5", 5, "V centre", "flat"),
+        (&["scorpion"], "scorpion", 7, "scorpion outer tail", "flat"),
+        (
+            &["--organism", "scorpion", "--no-tail"],
+            "scorpion_no_tail",
+            5,
+            "scorpion head",
+            "flat",
+        ),
+        (
+            &["caterpillar:6", "--pitched"],
+            "caterpillar_6_pitched",
+            6,
+            "pitched",
+            "flat",
+        ),
+        (
+            &["caterpillar:6", "--world", wall],
+            "caterpillar_6",
+            6,
+            "caterpillar middle",
+            "hormone_wall",
+        ),
+    ];
+    let mut speeds = Vec::new();
+    for (k, (args, name, modules, role, world)) in runs.into_iter().enumerate() {
+        let out = scratch(&format!("organism_run_{k}"));
+        let mut all = vec!["organism", "run"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--seconds", "8", "--out", out.to_str().unwrap()]);
+        let o = modbot(&all);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).contains(&format!("{name}: ")), "{args:?}: {}", stdout(&o));
+        assert!(stdout(&o).contains("cm/s"), "{args:?}: {}", stdout(&o));
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(doc["organism"], name, "{args:?}");
+        assert_eq!(doc["world"], world, "{args:?}");
+        let m = doc["modules"].as_array().unwrap();
+        assert_eq!(m.len(), modules, "{args:?}: {m:?}");
+        assert!(m.iter().any(|m| m["role"] == role), "{args:?}: no {role}: {m:?}");
+        speeds.push(doc["speed_cm_s"].as_f64().unwrap());
+        assert!(out.join("plot.png").is_file(), "{args:?}");
+        if world != "flat" {
+            let c = doc["closest_approach_cm"].as_f64().unwrap_or(f64::NAN);
+            assert!(c > 10.0, "the closest approach to the wall: {c} cm");
+        }
+    }
+    assert!(speeds.iter().all(|v| v.is_finite()), "{speeds:?}");
+    assert!(
+        speeds[2] > speeds[1],
+        "scorpion without its tail {} vs with {}",
+        speeds[2],
+        speeds[1]
+    );
+}
+
 /// `modbot organism run --cut`: the run folder's summary lists the parts after the cut, each
 /// mapped as a caterpillar, with their speeds; a bad fault is refused with exit code 2.
 #[test]

@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 
 use modbot_core::{ModuleCatalog, Scenario, Topology};
 use modbot_gaits::hormone::sensing::{IR_CLEAR, not_a_reading};
-use modbot_gaits::hormone::{Bus, HormoneSettings, Side};
+use modbot_gaits::hormone::{Bus, HormoneSettings, Side, is_pitched};
 use modbot_gaits::{Controller, JointTarget, Observation};
-use modbot_sim::sensors::IrSensor;
+use modbot_sim::sensors::{IrSensor, TiltSensor};
 use modbot_sim::{Report, RunPlan, Sample, run_controller};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion};
 
@@ -97,6 +97,24 @@ pub fn ir_sensors(robot: &Topology) -> Vec<IrSensor> {
     out
 }
 
+/// The tilt sensor of every module: `tilt/<module>`, on its first half (the link its hinge
+/// axis is fixed in).
+pub fn tilt_sensors(robot: &Topology) -> Vec<TiltSensor> {
+    robot
+        .modules
+        .iter()
+        .enumerate()
+        .map(|(i, _)| TiltSensor {
+            name: tilt_name(robot, i),
+            link: robot.link_name(i, 0),
+        })
+        .collect()
+}
+
+fn tilt_name(robot: &Topology, i: usize) -> String {
+    format!("tilt/{}", robot.modules[i].name)
+}
+
 /// The organism's modules as one controller of the simulated robot: each tick of
 /// [`TICK_S`] every module reads its four IR sensors, the bus delivers last tick's frames
 /// and each module's hinge target is sent to its joint.
@@ -106,6 +124,10 @@ pub struct HormoneController {
     hinge: Vec<Option<usize>>,
     /// Per module: its sensors' names, B F R L.
     ir: Vec<[String; 4]>,
+    /// Per module: its tilt sensor's name.
+    tilt: Vec<String>,
+    /// Whether the tilt sensors have been read (at the first scan, at rest).
+    tilt_read: bool,
     joints: usize,
     clock: f64,
     scans: u64,
@@ -127,6 +149,8 @@ impl HormoneController {
             bus,
             hinge,
             ir,
+            tilt: (0..robot.len()).map(|i| tilt_name(robot, i)).collect(),
+            tilt_read: false,
             joints: joints.len(),
             clock: 0.0,
             scans: 0,
@@ -166,6 +190,16 @@ impl Controller for HormoneController {
         let scan_s = TICK_S / CYCLES_PER_TICK as f64;
         while (self.scans + 1) as f64 * scan_s <= self.clock + 1e-9 {
             self.scans += 1;
+            if !std::mem::replace(&mut self.tilt_read, true) {
+                // Each module's tilt sensor, read once at rest before the first cycle, says
+                // how it is mounted (record 0031); without one the robot file's rolls stand.
+                for (i, name) in self.tilt.iter().enumerate() {
+                    if let (Some(t), Some(m)) = (obs.sensors.get(name).and_then(|v| v.first()), self.bus.module_mut(i))
+                    {
+                        m.set_pitched(is_pitched(*t));
+                    }
+                }
+            }
             for (i, names) in self.ir.iter().enumerate() {
                 let r = ir_of(obs.sensors, names);
                 // Joined sides read near 0 (covered); only open ones count as "seen".
@@ -414,6 +448,7 @@ pub fn run_organism(
     let events = check_faults(robot, faults, seconds, period)?;
     let mut session = SimSession::new(robot.clone(), world, options.settings(world), 0)?;
     session.sim.set_ir_sensors(ir_sensors(robot))?;
+    session.sim.set_tilt_sensors(tilt_sensors(robot))?;
     session.sim.watch_clearance();
     let mut controller = HormoneController::new(robot, settings)?;
     let periods = |t: f64| (t / period).round() as usize;
@@ -951,13 +986,18 @@ pub fn bus_of(robot: &Topology, settings: HormoneSettings) -> Result<Bus> {
         bus.link((e.a, side(&e.a_port)?), (e.b, side(&e.b_port)?))
             .map_err(AppError::BadInput)?;
     }
-    // Each module's roll about the chain axis, summed from the root (module 0) outward.
+    // Each module's roll about the chain axis, summed from the root (module 0) outward,
+    // whichever way round a connection is written (a connection's roll turns its second
+    // module relative to its first).
     let mut roll: Vec<Option<f64>> = vec![None; robot.len()];
     roll[0] = Some(0.0);
     for _ in 0..robot.len() {
         for e in &robot.edges {
-            if let (Some(ra), None) = (roll[e.a], roll[e.b]) {
-                roll[e.b] = Some(ra + e.roll.to_degrees());
+            let r = e.roll.to_degrees();
+            match (roll[e.a], roll[e.b]) {
+                (Some(ra), None) => roll[e.b] = Some(ra + r),
+                (None, Some(rb)) => roll[e.a] = Some(rb - r),
+                _ => {}
             }
         }
     }

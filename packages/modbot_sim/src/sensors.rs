@@ -1,6 +1,8 @@
 //! Range sensors: a ray from a point of a link along its x axis, against the ground plane,
 //! the obstacles and every body but the sensor's own (parry's ray casts). The digital-hormone
 //! modules' IR sensors (seed-003 §2: 0 touching … 128 nothing in range). Decision record 0029.
+//! Tilt sensors: how far a link's y axis (a cube module's hinge axis) is rolled out of the
+//! horizontal, from the link's simulated pose.
 
 use std::collections::BTreeMap;
 
@@ -32,6 +34,22 @@ pub struct IrSensor {
     pub ignore: Vec<String>,
 }
 
+/// One tilt sensor: its reading is [`tilt_deg`] of its link's pose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TiltSensor {
+    /// Name of its reading.
+    pub name: String,
+    /// URDF link it sits on.
+    pub link: String,
+}
+
+/// The tilt of a frame's y axis out of the horizontal, deg: 0 with the axis level (upright or
+/// upside down), ±90 with it vertical (a module rolled onto its side), whatever the frame's
+/// yaw and its pitch about that axis.
+pub fn tilt_deg(pose: &Isometry3<f64>) -> f64 {
+    (pose.rotation * Vector3::y()).z.clamp(-1.0, 1.0).asin().to_degrees()
+}
+
 impl Simulator {
     /// The index of a URDF link (the first robot's of that name).
     pub fn link_index(&self, name: &str) -> Option<usize> {
@@ -58,6 +76,32 @@ impl Simulator {
         }
         self.ir = sensors;
         Ok(())
+    }
+
+    /// Fits tilt sensors; each names a link of the robot.
+    pub fn set_tilt_sensors(&mut self, sensors: Vec<TiltSensor>) -> Result<()> {
+        if let Some(s) = sensors.iter().find(|s| self.link_index(&s.link).is_none()) {
+            return Err(SimError::Settings {
+                key: format!("tilt_sensors.{}.link", s.name),
+                value: s.link.clone(),
+                expected: "a link of the robot".into(),
+            });
+        }
+        self.tilt = sensors;
+        Ok(())
+    }
+
+    /// Every tilt sensor's reading, deg ([`tilt_deg`]), by name.
+    pub fn tilt_readings(&self) -> BTreeMap<String, Vec<f64>> {
+        self.tilt
+            .iter()
+            .filter_map(|s| {
+                Some((
+                    s.name.clone(),
+                    vec![tilt_deg(&self.link_pose(self.link_index(&s.link)?))],
+                ))
+            })
+            .collect()
     }
 
     /// The distance along a ray from `origin` in the unit direction `dir` to the first
@@ -140,11 +184,12 @@ impl Simulator {
         }
     }
 
-    /// Every sensor's reading by name: the force sensors' and the range sensors' (what a
+    /// Every sensor's reading by name: the force, range and tilt sensors' (what a
     /// controller's observation carries).
     pub fn sensor_readings(&self) -> BTreeMap<String, Vec<f64>> {
         let mut all = self.force_sensors();
         all.extend(self.ir_readings());
+        all.extend(self.tilt_readings());
         all
     }
 
@@ -267,5 +312,48 @@ mod tests {
                 .unwrap_or_default();
             assert!(e.contains(says), "{e}");
         }
+    }
+
+    /// The tilt of a frame: its pitch about y and its yaw leave it level, a roll about x
+    /// tilts it by the roll; on the simulated robot a pitch-yaw chain's second module, rolled
+    /// 90° by its connection, reads ±90 and the first 0. A sensor on no link is refused.
+    #[test]
+    fn tilt_sensors_read_the_roll_of_the_hinge_axis_from_the_pose() {
+        use nalgebra::UnitQuaternion;
+        // Yawed by y, rolled by r about its x, pitched by p about its own (hinge) axis.
+        let at = |r: f64, p: f64, y: f64| {
+            let q = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), y.to_radians())
+                * UnitQuaternion::from_axis_angle(&Vector3::x_axis(), r.to_radians())
+                * UnitQuaternion::from_axis_angle(&Vector3::y_axis(), p.to_radians());
+            tilt_deg(&Isometry3::from_parts(nalgebra::Translation3::new(1.0, 2.0, 3.0), q))
+        };
+        assert!(at(0.0, 35.0, 120.0).abs() < 1e-9);
+        assert!((at(30.0, 0.0, -70.0) - 30.0).abs() < 1e-9);
+        assert!((at(-90.0, 20.0, 10.0) + 90.0).abs() < 1e-4, "{}", at(-90.0, 20.0, 10.0));
+        assert!((at(-60.0, 20.0, 10.0) + 60.0).abs() < 1e-9);
+        assert!(at(180.0, 0.0, 0.0).abs() < 1e-9, "upside down is level");
+        let t = Topology::resolve("py:2", &ModuleCatalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
+        let robot = SimRobot::from_topology(&t).unwrap_or_else(|e| panic!("{e}"));
+        let world = Scenario::from_yaml("name: flat\n", "flat").unwrap_or_else(|e| panic!("{e}"));
+        let mut s = Simulator::new(&robot, &world, SimSettings::for_scenario(&world)).unwrap_or_else(|e| panic!("{e}"));
+        let sensors: Vec<TiltSensor> = (0..2)
+            .map(|i| TiltSensor {
+                name: format!("tilt/{i}"),
+                link: t.link_name(i, 0),
+            })
+            .collect();
+        s.set_tilt_sensors(sensors).unwrap_or_else(|e| panic!("{e}"));
+        let r = s.sensor_readings();
+        assert!(r["tilt/0"][0].abs() < 1.0, "{r:?}");
+        assert!((r["tilt/1"][0].abs() - 90.0).abs() < 1.0, "{r:?}");
+        let e = s
+            .set_tilt_sensors(vec![TiltSensor {
+                name: "t".into(),
+                link: "nose".into(),
+            }])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("tilt_sensors.t.link"), "{e}");
     }
 }

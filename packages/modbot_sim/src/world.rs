@@ -313,6 +313,8 @@ pub struct Simulator {
     pub(crate) ray_colliders: Vec<RayCollider>,
     /// IR range sensors (record 0029).
     pub(crate) ir: Vec<crate::sensors::IrSensor>,
+    /// Tilt sensors.
+    pub(crate) tilt: Vec<crate::sensors::TiltSensor>,
     /// The closest approach to the world's boxes so far, when watched.
     pub(crate) clearance: Option<f64>,
     /// The robots as given and the layout in force: what a run-time regrouping rebuilds
@@ -542,6 +544,7 @@ impl Simulator {
             ray_obstacles,
             ray_colliders,
             ir: Vec::new(),
+            tilt: Vec::new(),
             clearance: None,
             world,
             settings,

@@ -471,6 +471,59 @@ mod tests {
         );
     }
 
+    /// §8: a new segment starts from its initial posture. A 10-module caterpillar's wave
+    /// starts at its rear end (module 9); cut in the middle, the front part's new rear end
+    /// (module 4) becomes its initiator and sends a Reset before any wave: the Reset runs to
+    /// the front end one module a tick and leaves each module it reaches at 0°, and each
+    /// moves again after it has passed. The rear part, whose initiator lost nothing within its
+    /// mapping level, carries on without one.
+    #[test]
+    fn a_split_segment_resets_to_its_initial_posture_before_moving_on() {
+        use crate::hormone::module::FrameKind;
+        let mut c = Bus::chain(10, settings());
+        c.run(40);
+        c.cut((4, Side::B));
+        let reset = FrameKind::Hormone(HormoneKind::Reset);
+        // The tick each module received its first Reset, and every hinge from the cut on.
+        let mut reset_at: [Option<usize>; 10] = [None; 10];
+        let mut hinges: Vec<Vec<f64>> = Vec::new();
+        for t in 0..40 {
+            for (to, _, f) in &c.pending {
+                if f.kind == reset && reset_at[*to].is_none() {
+                    reset_at[*to] = Some(t);
+                }
+            }
+            c.step();
+            hinges.push(c.hinges().into_iter().map(|h| h.unwrap_or(f64::NAN)).collect());
+        }
+        assert_eq!(reset_at[4..], [None; 6], "the rear part does not reset: {reset_at:?}");
+        let first = reset_at[3].unwrap_or_else(|| panic!("no Reset reached module 3: {reset_at:?}"));
+        for (k, at) in reset_at.iter().enumerate().take(3) {
+            assert_eq!(
+                *at,
+                Some(first + 3 - k),
+                "the Reset reaches module {k} a tick after {}",
+                k + 1
+            );
+        }
+        // Module 4 sent it at 0° the tick before module 3 got it; every module of the front
+        // part is at 0° the tick it handles the Reset, and moves again later.
+        for k in 0..5 {
+            let handled = first + 3 - k;
+            assert_eq!(
+                hinges[handled][k], 0.0,
+                "module {k} at tick {handled}: {:?}",
+                hinges[handled]
+            );
+            let moved = hinges[handled..].iter().position(|h| h[k] != 0.0);
+            assert!(moved.is_some(), "module {k} never moves again");
+        }
+        assert!(
+            hinges.iter().any(|h| h[5..] != hinges[0][5..]),
+            "the rear part moves on"
+        );
+    }
+
     /// Garbage is dropped, counted and named, and the module carries on: a relay past the
     /// mapping level, a hormone past the organism size, a path that does not match its hop
     /// count, a locomotion hormone with no angle.
@@ -772,6 +825,32 @@ mod tests {
         v.set_ir(8, [CLEAR; 4]);
         v.run(30);
         assert_eq!(directions(&v), [-1; 9], "and back to reverse");
+    }
+
+    /// The V reversing (§7.2): reports from both arms within the window send the whole V
+    /// forward, the ends initiating again, and it stays forward once clear; a report from
+    /// one arm alone (above) turns it for a while and then it reverses again.
+    #[test]
+    fn the_v_reversing_into_obstacles_on_both_sides_goes_forward() {
+        let mut v = Bus::v(4, settings());
+        v.run(30);
+        let frames = v.module_mut(4).map(|m| m.reverse()).unwrap_or_default();
+        v.send(4, frames);
+        v.run(20);
+        assert_eq!(directions(&v), [-1; 9]);
+        // Both ends (3 and 8, joined on their F) see behind them on their B.
+        v.set_ir(3, [0.0, CLEAR, CLEAR, CLEAR]);
+        v.set_ir(8, [0.0, CLEAR, CLEAR, CLEAR]);
+        v.run(22);
+        assert_eq!(directions(&v), [1; 9], "both sides: forward");
+        v.set_ir(3, [CLEAR; 4]);
+        v.set_ir(8, [CLEAR; 4]);
+        v.run(40);
+        assert_eq!(directions(&v), [1; 9], "and it stays forward");
+        let h = history(&mut v, 16);
+        for end in [3, 8] {
+            assert!(h.windows(2).any(|w| w[0][end] != w[1][end]), "end {end} initiates");
+        }
     }
 
     /// The scorpion (§7.3): the head's L sensor reverses it; an outer arm's sensor flips

@@ -11,5 +11,5 @@ pub mod topology;
 
 pub use bus::Bus;
 pub use module::{Frame, FrameKind, HormoneKind, HormoneModule, HormoneSettings, ObstacleSide, Role, classify};
-pub use sensing::{IrRing, IrSensors};
+pub use sensing::{IrRing, IrSensors, PITCHED_TILT_DEG, is_pitched};
 pub use topology::{Hop, MapNode, Side, Status, TopologyMap, module_type};

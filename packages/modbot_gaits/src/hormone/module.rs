@@ -930,3 +930,33 @@ impl HormoneModule {
         &self.map.root
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// §7: a module scans its open sides, but a pitched one skips L and R (rolled onto its
+    /// side, they face the ground and the sky).
+    #[test]
+    fn a_pitched_module_skips_its_side_sensors() {
+        let settings = HormoneSettings {
+            ir_threshold: [64.0; 4],
+            ..HormoneSettings::default()
+        };
+        let mut m = HormoneModule::new(settings);
+        for _ in 0..10 {
+            m.sense(&[128.0, 128.0, 0.0, 0.0]);
+        }
+        assert!(m.blocked(Side::R) && m.blocked(Side::L), "upright: its sides see");
+        let mut p = HormoneModule::new(settings);
+        p.set_pitched(true);
+        for _ in 0..10 {
+            p.sense(&[0.0; 4]);
+        }
+        assert!(
+            !p.blocked(Side::R) && !p.blocked(Side::L),
+            "pitched: its sides are skipped"
+        );
+        assert!(p.blocked(Side::B) && p.blocked(Side::F), "pitched: its ends still see");
+    }
+}

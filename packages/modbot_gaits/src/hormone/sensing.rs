@@ -9,6 +9,19 @@ pub const RING: usize = 10;
 /// A clear reading.
 pub const IR_CLEAR: f64 = 128.0;
 
+/// A module is pitched (mounted rolled 90° about its B-F axis relative to its neighbours)
+/// when its tilt sensor (the roll of its hinge axis out of the horizontal), read at rest
+/// before any wave, exceeds this, deg. The flag is latched then: pitching is how the module
+/// is mounted in the organism, not where gravity points later. A moving V rolls its arms by
+/// up to 57°, and an arm can tip onto its side, without any module being mounted
+/// differently (record 0031).
+pub const PITCHED_TILT_DEG: f64 = 45.0;
+
+/// Whether a tilt reading at rest, deg, says the module is pitched ([`PITCHED_TILT_DEG`]).
+pub fn is_pitched(tilt_deg: f64) -> bool {
+    tilt_deg.abs() > PITCHED_TILT_DEG
+}
+
 /// The first of a module's four values (B, F, R, L) that is not an IR reading, finite and
 /// 0 … 128: its side and the value (readings and thresholds are checked alike).
 pub fn not_a_reading(values: &[f64; 4]) -> Option<(Side, f64)> {

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use modbot_gaits::hormone::sensing::not_a_reading;
-use modbot_gaits::hormone::{Frame, FrameKind, HormoneKind, HormoneModule, HormoneSettings, Side};
+use modbot_gaits::hormone::{Frame, FrameKind, HormoneKind, HormoneModule, HormoneSettings, Side, is_pitched};
 use modbot_msgs::modbot_msgs::msg::{HormoneFrame, ModuleSensors, ModuleState};
 use modbot_msgs::std_msgs::msg::{Float64, Header};
 
@@ -216,13 +216,6 @@ pub fn sensors_from_msg(m: &ModuleSensors) -> std::result::Result<([f64; 4], f64
     Ok((m.ir, m.roll_deg, m.docked))
 }
 
-/// A module is pitched (mounted rolled 90° about its B-F axis relative to its neighbours)
-/// when its tilt sensor's mean over its first tick of readings, at rest before any wave,
-/// exceeds this, deg. The flag is latched then: pitching is how the module is mounted in the
-/// organism, not where gravity points later. A moving V rolls its arms by up to 57°, and an
-/// arm can tip onto its side, without any module being mounted differently (record 0031).
-pub const PITCHED_ROLL_DEG: f64 = 45.0;
-
 /// The node's state between cycles: the hormone module, the frames waiting for the next
 /// cycle, the latest sensing.
 pub struct ModuleCore {
@@ -317,7 +310,7 @@ impl ModuleCore {
         if self.tilt.len() < self.cycles_per_tick as usize {
             self.tilt.push(roll.abs());
             let mean = self.tilt.iter().sum::<f64>() / self.tilt.len() as f64;
-            self.pitched = mean > PITCHED_ROLL_DEG;
+            self.pitched = is_pitched(mean);
             self.module.set_pitched(self.pitched);
         }
         self.sensed = true;

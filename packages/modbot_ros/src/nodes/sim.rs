@@ -431,13 +431,7 @@ impl OrganismCore {
             .and_then(|l| poses.get(l))
             // The tilt of its hinge axis (y) from the horizontal: 0 upright (or upside down),
             // ±90 rolled onto its side, whatever its yaw and its wave's pitch.
-            .map(|p| {
-                (p.rotation * nalgebra::Vector3::y())
-                    .z
-                    .clamp(-1.0, 1.0)
-                    .asin()
-                    .to_degrees()
-            })
+            .map(modbot_sim::sensors::tilt_deg)
             .unwrap_or(0.0);
         let docked = self.port_edge[i].map(|e| e.is_some_and(|e| !self.cut[e]));
         ModuleSensors {
