@@ -124,6 +124,42 @@ fn main() {
         );
     }
     let _ = writeln!(out, "        _ => None,\n    }}\n}}\n");
+    let _ = writeln!(
+        out,
+        "/// Decodes CDR `bytes` as the message of a ROS type (`pkg/msg/Name`) and encodes it again;\n\
+         /// `None` for a type that is not generated (what a decoder fed from the wire must survive)."
+    );
+    let _ = writeln!(
+        out,
+        "pub fn decode_as(ros_type: &str, bytes: &[u8]) -> Option<Result<Vec<u8>, crate::cdr::CdrError>> {{"
+    );
+    let _ = writeln!(out, "    match ros_type {{");
+    for m in msgs.values().filter(|m| m.kind == "msg") {
+        let _ = writeln!(
+            out,
+            "        \"{}/{}/{}\" => Some(crate::cdr::from_bytes::<crate::{}::{}::{}>(bytes).and_then(|m| crate::cdr::to_bytes(&m))),",
+            m.package, m.kind, m.name, m.package, m.kind, m.name
+        );
+    }
+    let _ = writeln!(out, "        _ => None,\n    }}\n}}\n");
+    let _ = writeln!(
+        out,
+        "/// The CDR encoding of the default message of a ROS type (`pkg/msg/Name`); `None` for a\n\
+         /// type that is not generated."
+    );
+    let _ = writeln!(
+        out,
+        "pub fn encoded_default(ros_type: &str) -> Option<Result<Vec<u8>, crate::cdr::CdrError>> {{"
+    );
+    let _ = writeln!(out, "    match ros_type {{");
+    for m in msgs.values().filter(|m| m.kind == "msg") {
+        let _ = writeln!(
+            out,
+            "        \"{}/{}/{}\" => Some(crate::cdr::to_bytes(&crate::{}::{}::{}::default())),",
+            m.package, m.kind, m.name, m.package, m.kind, m.name
+        );
+    }
+    let _ = writeln!(out, "        _ => None,\n    }}\n}}\n");
     for (pkg, list) in by_pkg {
         let _ = writeln!(out, "/// Messages of the ROS package `{pkg}`.");
         let _ = writeln!(out, "pub mod {pkg} {{");

@@ -144,6 +144,15 @@ fn resolve_file(file: &Path, ctx: &mut Ctx, out: &mut Launch, depth: usize) -> R
     }
     let text = modbot_core::error::read_capped(file).map_err(|e| err(file, e))?;
     let doc: Value = modbot_core::error::yaml_from_str(&text).map_err(|e| err(file, e))?;
+    if let Some(other) = doc
+        .as_mapping()
+        .and_then(|m| m.keys().find(|k| k.as_str() != Some("launch")))
+    {
+        return Err(err(
+            file,
+            format!("unknown top-level key {other:?}: a launch file holds `launch:` only"),
+        ));
+    }
     let entries = doc
         .get("launch")
         .and_then(Value::as_sequence)

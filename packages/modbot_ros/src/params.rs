@@ -42,13 +42,18 @@ impl ParamValue {
         ParamValue::from_yaml(&v)
     }
 
-    /// Converts a YAML value; nulls, maps and mixed lists are refused.
+    /// Converts a YAML value; nulls, maps, mixed lists and non-finite numbers are refused.
     pub fn from_yaml(v: &Value) -> std::result::Result<ParamValue, String> {
         Ok(match v {
             Value::Bool(b) => ParamValue::Bool(*b),
             Value::Number(n) => match n.as_i64() {
                 Some(i) => ParamValue::Int(i),
-                None => ParamValue::Double(n.as_f64().ok_or("number out of range")?),
+                // No modbot node has a use for NaN or infinity, and each would slip past a
+                // range check written as two comparisons.
+                None => match n.as_f64() {
+                    Some(x) if x.is_finite() => ParamValue::Double(x),
+                    _ => return Err(format!("{n} is not a finite number")),
+                },
             },
             Value::String(s) => ParamValue::Str(s.clone()),
             Value::Sequence(items) => {

@@ -669,3 +669,36 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `cut` topic's requests: a joined pair is cut once; a second cut, an unjoined pair,
+    /// an unknown module and a text without `-` are refused naming the problem.
+    #[test]
+    fn cut_requests_cut_a_joined_pair_once_and_name_bad_ones() {
+        let catalog = ModuleCatalog::builtin();
+        let (robot, _) =
+            modbot_app::organism::load_organism("scorpion", false, false, &catalog).unwrap_or_else(|e| panic!("{e}"));
+        let world = Scenario::from_yaml("name: flat\n", "flat").unwrap_or_else(|e| panic!("{e}"));
+        let mut session =
+            SimSession::new(robot, &world, SimSettings::for_scenario(&world), 0).unwrap_or_else(|e| panic!("{e}"));
+        let mut org = OrganismCore::new(&mut session, 1.0).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            org.cut_link(&mut session, "head-inner_tail"),
+            Ok("cut head-inner_tail".to_string())
+        );
+        assert_eq!(org.cut.iter().filter(|c| **c).count(), 1);
+        for (text, says) in [
+            ("inner_tail-head", "already cut"),
+            ("head-outer_tail", "not joined"),
+            ("head-nobody", "no module `nobody`"),
+            ("head", "MODULE-MODULE"),
+        ] {
+            let e = org.cut_link(&mut session, text).err().unwrap_or_default();
+            assert!(e.contains(says), "{text}: {e}");
+        }
+        assert_eq!(org.cut.iter().filter(|c| **c).count(), 1);
+    }
+}
