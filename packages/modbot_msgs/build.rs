@@ -109,57 +109,32 @@ fn main() {
         let _ = writeln!(out, "    ({:?}, {:?}),", m.package, m.name);
     }
     let _ = writeln!(out, "];\n");
-    let _ = writeln!(out, "/// The field list of a message by its ROS type (`pkg/msg/Name`).");
-    let _ = writeln!(
-        out,
-        "pub fn fields_of(ros_type: &str) -> Option<&'static [(&'static str, &'static str)]> {{"
+    type_switch(
+        &mut out,
+        "/// The field list of a message by its ROS type (`pkg/msg/Name`).",
+        "fields_of(ros_type: &str) -> Option<&'static [(&'static str, &'static str)]>",
+        "    use crate::RosMessage as _;\n",
+        msgs.values(),
+        |ty| format!("{ty}::FIELDS"),
     );
-    let _ = writeln!(out, "    use crate::RosMessage as _;");
-    let _ = writeln!(out, "    match ros_type {{");
-    for m in msgs.values() {
-        let _ = writeln!(
-            out,
-            "        \"{}/{}/{}\" => Some(crate::{}::{}::{}::FIELDS),",
-            m.package, m.kind, m.name, m.package, m.kind, m.name
-        );
-    }
-    let _ = writeln!(out, "        _ => None,\n    }}\n}}\n");
-    let _ = writeln!(
-        out,
+    type_switch(
+        &mut out,
         "/// Decodes CDR `bytes` as the message of a ROS type (`pkg/msg/Name`) and encodes it again;\n\
-         /// `None` for a type that is not generated (what a decoder fed from the wire must survive)."
+         /// `None` for a type that is not generated (what a decoder fed from the wire must survive).",
+        "decode_as(ros_type: &str, bytes: &[u8]) -> Option<Result<Vec<u8>, crate::cdr::CdrError>>",
+        "",
+        msgs.values().filter(|m| m.kind == "msg"),
+        |ty| format!("crate::cdr::from_bytes::<{ty}>(bytes).and_then(|m| crate::cdr::to_bytes(&m))"),
     );
-    let _ = writeln!(
-        out,
-        "pub fn decode_as(ros_type: &str, bytes: &[u8]) -> Option<Result<Vec<u8>, crate::cdr::CdrError>> {{"
-    );
-    let _ = writeln!(out, "    match ros_type {{");
-    for m in msgs.values().filter(|m| m.kind == "msg") {
-        let _ = writeln!(
-            out,
-            "        \"{}/{}/{}\" => Some(crate::cdr::from_bytes::<crate::{}::{}::{}>(bytes).and_then(|m| crate::cdr::to_bytes(&m))),",
-            m.package, m.kind, m.name, m.package, m.kind, m.name
-        );
-    }
-    let _ = writeln!(out, "        _ => None,\n    }}\n}}\n");
-    let _ = writeln!(
-        out,
+    type_switch(
+        &mut out,
         "/// The CDR encoding of the default message of a ROS type (`pkg/msg/Name`); `None` for a\n\
-         /// type that is not generated."
+         /// type that is not generated.",
+        "encoded_default(ros_type: &str) -> Option<Result<Vec<u8>, crate::cdr::CdrError>>",
+        "",
+        msgs.values().filter(|m| m.kind == "msg"),
+        |ty| format!("crate::cdr::to_bytes(&{ty}::default())"),
     );
-    let _ = writeln!(
-        out,
-        "pub fn encoded_default(ros_type: &str) -> Option<Result<Vec<u8>, crate::cdr::CdrError>> {{"
-    );
-    let _ = writeln!(out, "    match ros_type {{");
-    for m in msgs.values().filter(|m| m.kind == "msg") {
-        let _ = writeln!(
-            out,
-            "        \"{}/{}/{}\" => Some(crate::cdr::to_bytes(&crate::{}::{}::{}::default())),",
-            m.package, m.kind, m.name, m.package, m.kind, m.name
-        );
-    }
-    let _ = writeln!(out, "        _ => None,\n    }}\n}}\n");
     for (pkg, list) in by_pkg {
         let _ = writeln!(out, "/// Messages of the ROS package `{pkg}`.");
         let _ = writeln!(out, "pub mod {pkg} {{");
@@ -653,4 +628,30 @@ fn emit(out: &mut String, m: &Msg) {
         let _ = writeln!(out, "{ind}        Ok(())\n{ind}    }}");
     }
     let _ = writeln!(out, "{ind}}}\n");
+}
+
+/// Writes `pub fn SIGNATURE` (documented by `doc`, its body starting with `prelude`): a match
+/// on `ros_type` with one arm per message of `msgs`, `"pkg/kind/Name" => Some(arm(PATH))` where
+/// PATH is the message's Rust path, and `None` for any other type.
+fn type_switch<'a>(
+    out: &mut String,
+    doc: &str,
+    signature: &str,
+    prelude: &str,
+    msgs: impl Iterator<Item = &'a Msg>,
+    arm: impl Fn(&str) -> String,
+) {
+    let _ = writeln!(out, "{doc}\npub fn {signature} {{\n{prelude}    match ros_type {{");
+    for m in msgs {
+        let path = format!("crate::{}::{}::{}", m.package, m.kind, m.name);
+        let _ = writeln!(
+            out,
+            "        \"{}/{}/{}\" => Some({}),",
+            m.package,
+            m.kind,
+            m.name,
+            arm(&path)
+        );
+    }
+    let _ = writeln!(out, "        _ => None,\n    }}\n}}\n");
 }

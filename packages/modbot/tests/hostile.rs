@@ -59,78 +59,73 @@ struct Kind {
     closed_keys: bool,
 }
 
+/// A parser's answer as the tests compare it: `Ok`, or the refusal's message.
+fn answer<T, E: std::fmt::Display>(r: Result<T, E>) -> Result<(), String> {
+    r.map(|_| ()).map_err(|e| e.to_string())
+}
+
 fn world(t: &str) -> Result<(), String> {
-    Scenario::from_yaml(t, "hostile world")
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    answer(Scenario::from_yaml(t, "hostile world"))
 }
 
 fn catalog(t: &str) -> Result<(), String> {
-    ModuleCatalog::from_yaml(t, "hostile catalog")
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    answer(ModuleCatalog::from_yaml(t, "hostile catalog"))
 }
 
 fn gaits(t: &str) -> Result<(), String> {
-    modbot_gaits::GaitLibrary::builtin()
-        .merged(t, "hostile gaits")
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    answer(modbot_gaits::GaitLibrary::builtin().merged(t, "hostile gaits"))
 }
 
 fn robot(t: &str) -> Result<(), String> {
-    Topology::from_yaml(t, "hostile robot", &ModuleCatalog::builtin())
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    answer(Topology::from_yaml(t, "hostile robot", &ModuleCatalog::builtin()))
 }
 
 fn poses(t: &str) -> Result<(), String> {
     let pp2 = Topology::resolve("pp:2", &ModuleCatalog::builtin()).map_err(|e| e.to_string())?;
-    modbot_gaits::pose_sequence::PoseSequence::from_yaml(t, "hostile poses", &pp2)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    answer(modbot_gaits::pose_sequence::PoseSequence::from_yaml(
+        t,
+        "hostile poses",
+        &pp2,
+    ))
 }
 
 fn task(t: &str) -> Result<(), String> {
-    modbot_planner::molemod::Task::from_yaml(t, "hostile task")
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    answer(modbot_planner::molemod::Task::from_yaml(t, "hostile task"))
 }
 
 fn capabilities(t: &str) -> Result<(), String> {
-    modbot_planner::capabilities::Capabilities::from_yaml(t, "hostile capabilities")
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    answer(modbot_planner::capabilities::Capabilities::from_yaml(
+        t,
+        "hostile capabilities",
+    ))
 }
 
 fn description(t: &str) -> Result<(), String> {
-    modbot_description::DescriptionConfig::from_yaml(t, "hostile description")
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    answer(modbot_description::DescriptionConfig::from_yaml(
+        t,
+        "hostile description",
+    ))
 }
 
 fn movingai_map(t: &str) -> Result<(), String> {
-    modbot_planner::grid::GridMap::parse_movingai(t, "hostile map")
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    answer(modbot_planner::grid::GridMap::parse_movingai(t, "hostile map"))
 }
 
 fn movingai_scen(t: &str) -> Result<(), String> {
-    modbot_planner::grid::parse_scen(t, "hostile scen")
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    answer(modbot_planner::grid::parse_scen(t, "hostile scen"))
 }
 
 fn urdf(t: &str) -> Result<(), String> {
-    modbot_description::UrdfModel::parse(t, "hostile urdf")
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    answer(modbot_description::UrdfModel::parse(t, "hostile urdf"))
 }
 
 fn params(t: &str) -> Result<(), String> {
-    modbot_ros::params::params_from_yaml(t, "hostile params", "controller_manager", "/")
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    answer(modbot_ros::params::params_from_yaml(
+        t,
+        "hostile params",
+        "controller_manager",
+        "/",
+    ))
 }
 
 fn launch(t: &str) -> Result<(), String> {
@@ -145,9 +140,7 @@ fn launch(t: &str) -> Result<(), String> {
     ));
     std::fs::write(&file, t).map_err(|e| e.to_string())?;
     let packages = modbot_ros::launch::modbot_packages(&root());
-    let out = modbot_ros::launch::resolve(&file, &[], &packages)
-        .map(|_| ())
-        .map_err(|e| e.to_string());
+    let out = answer(modbot_ros::launch::resolve(&file, &[], &packages));
     let _ = std::fs::remove_file(&file);
     out
 }

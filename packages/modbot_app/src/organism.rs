@@ -124,10 +124,8 @@ pub struct HormoneController {
     hinge: Vec<Option<usize>>,
     /// Per module: its sensors' names, B F R L.
     ir: Vec<[String; 4]>,
-    /// Per module: its tilt sensor's name.
+    /// Per module: its tilt sensor's name (read at the first scan, at rest).
     tilt: Vec<String>,
-    /// Whether the tilt sensors have been read (at the first scan, at rest).
-    tilt_read: bool,
     joints: usize,
     clock: f64,
     scans: u64,
@@ -150,7 +148,6 @@ impl HormoneController {
             hinge,
             ir,
             tilt: (0..robot.len()).map(|i| tilt_name(robot, i)).collect(),
-            tilt_read: false,
             joints: joints.len(),
             clock: 0.0,
             scans: 0,
@@ -190,7 +187,7 @@ impl Controller for HormoneController {
         let scan_s = TICK_S / CYCLES_PER_TICK as f64;
         while (self.scans + 1) as f64 * scan_s <= self.clock + 1e-9 {
             self.scans += 1;
-            if !std::mem::replace(&mut self.tilt_read, true) {
+            if self.scans == 1 {
                 // Each module's tilt sensor, read once at rest before the first cycle, says
                 // how it is mounted (record 0031); without one the robot file's rolls stand.
                 for (i, name) in self.tilt.iter().enumerate() {

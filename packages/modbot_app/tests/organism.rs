@@ -23,12 +23,24 @@ fn run_in(
     let robot = spec
         .topology(&ModuleCatalog::builtin())
         .unwrap_or_else(|e| panic!("{e}"));
-    let path = world.map(|w| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../worlds").join(w));
-    let world = load_world(path.as_deref()).unwrap_or_else(|e| panic!("{e}"));
     let mut settings = spec.hormone_settings();
     tune(&mut settings);
+    run_robot(&robot, world, seconds, faults, settings)
+}
+
+/// `robot` with `settings` run in `world` (a file of the repository's worlds/, or flat
+/// ground) for `seconds` with `faults`.
+fn run_robot(
+    robot: &Topology,
+    world: Option<&str>,
+    seconds: f64,
+    faults: &[Fault],
+    settings: HormoneSettings,
+) -> OrganismRun {
+    let path = world.map(|w| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../worlds").join(w));
+    let world = load_world(path.as_deref()).unwrap_or_else(|e| panic!("{e}"));
     run_organism(
-        &robot,
+        robot,
         &world,
         seconds,
         faults,
@@ -36,7 +48,7 @@ fn run_in(
         &EvalOptions::default(),
         &mut |_, _| {},
     )
-    .unwrap_or_else(|e| panic!("{}: {e}", spec.name()))
+    .unwrap_or_else(|e| panic!("{}: {e}", robot.name))
 }
 
 /// The organism's own settings, unchanged.
@@ -255,20 +267,9 @@ fn a_v_without_its_centre_and_a_detached_tail_are_caterpillars() {
     assert!(roles(body).contains(&"scorpion head"), "{:?}", roles(body));
 }
 
-/// A user's robot file run on flat ground for `seconds`, with its default settings.
-fn run_file(text: &str, seconds: f64) -> OrganismRun {
-    let robot = Topology::from_yaml(text, "user file", &ModuleCatalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
-    let world = load_world(None).unwrap_or_else(|e| panic!("{e}"));
-    run_organism(
-        &robot,
-        &world,
-        seconds,
-        &[],
-        HormoneSettings::default(),
-        &EvalOptions::default(),
-        &mut |_, _| {},
-    )
-    .unwrap_or_else(|e| panic!("{e}"))
+/// A user's robot file.
+fn user_robot(text: &str) -> Topology {
+    Topology::from_yaml(text, "user file", &ModuleCatalog::builtin()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A caterpillar written back to front (each connection names the module behind first) with
@@ -287,10 +288,10 @@ fn a_caterpillar_written_back_to_front_finds_its_pitched_module() {
         "caterpillar middle",
         "caterpillar rear end",
     ];
-    let run = run_file(text, 8.0);
+    let robot = user_robot(text);
+    let run = run_robot(&robot, None, 8.0, &[], HormoneSettings::default());
     let roles: Vec<&str> = run.modules.iter().map(|(_, _, r)| r.as_str()).collect();
     assert_eq!(roles, want, "{:?}", run.modules);
-    let robot = Topology::from_yaml(text, "user file", &ModuleCatalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
     let mut bus = modbot_app::organism::bus_of(&robot, HormoneSettings::default()).unwrap_or_else(|e| panic!("{e}"));
     bus.run(30);
     let mapped: Vec<&str> = (0..5).filter_map(|i| bus.module(i).map(|m| m.role().name())).collect();
@@ -339,7 +340,7 @@ fn a_user_written_tree_of_cubes_maps_and_runs() {
             (n.to_string(), t)
         })
         .collect();
-    let run = run_file(&text, 8.0);
+    let run = run_robot(&user_robot(&text), None, 8.0, &[], HormoneSettings::default());
     let got: Vec<(String, u16)> = run.modules.iter().map(|(n, t, _)| (n.clone(), *t)).collect();
     assert_eq!(got, want);
     assert_eq!(

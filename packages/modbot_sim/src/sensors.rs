@@ -56,16 +56,22 @@ impl Simulator {
         self.link_names.iter().position(|n| n == name)
     }
 
+    /// A sensor's link, refused under `key` unless the robot has it.
+    fn require_link(&self, key: &str, link: &str) -> Result<()> {
+        match self.link_index(link) {
+            Some(_) => Ok(()),
+            None => Err(SimError::Settings {
+                key: key.to_string(),
+                value: link.to_string(),
+                expected: "a link of the robot".into(),
+            }),
+        }
+    }
+
     /// Fits range sensors; each names a link of the robot and a positive finite range.
     pub fn set_ir_sensors(&mut self, sensors: Vec<IrSensor>) -> Result<()> {
         for s in &sensors {
-            if self.link_index(&s.link).is_none() {
-                return Err(SimError::Settings {
-                    key: format!("ir_sensors.{}.link", s.name),
-                    value: s.link.clone(),
-                    expected: "a link of the robot".into(),
-                });
-            }
+            self.require_link(&format!("ir_sensors.{}.link", s.name), &s.link)?;
             if !(s.range_m.is_finite() && s.range_m > 0.0) {
                 return Err(SimError::Settings {
                     key: format!("ir_sensors.{}.range_m", s.name),
@@ -80,12 +86,8 @@ impl Simulator {
 
     /// Fits tilt sensors; each names a link of the robot.
     pub fn set_tilt_sensors(&mut self, sensors: Vec<TiltSensor>) -> Result<()> {
-        if let Some(s) = sensors.iter().find(|s| self.link_index(&s.link).is_none()) {
-            return Err(SimError::Settings {
-                key: format!("tilt_sensors.{}.link", s.name),
-                value: s.link.clone(),
-                expected: "a link of the robot".into(),
-            });
+        for s in &sensors {
+            self.require_link(&format!("tilt_sensors.{}.link", s.name), &s.link)?;
         }
         self.tilt = sensors;
         Ok(())
