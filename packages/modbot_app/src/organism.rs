@@ -858,8 +858,8 @@ pub fn load_organism(
 /// The ROS 2 launch file (YAML) of an organism: sim_node simulating it (`organism`,
 /// `pitched`, `no_tail` as given) and one module_node per module in namespace
 /// `<namespace>/<module>`, each connector's `in/X` remapped onto the `out/Y` of the module
-/// joined there, the organism's IR thresholds, mapping level and wave half period as every
-/// module's parameters. Errors name a module or organism name that is not a valid ROS name.
+/// joined there, the organism's IR thresholds, mapping level, wave half period and timing
+/// constants (H7, H11) as every module's parameters. Errors name a module or organism name that is not a valid ROS name.
 pub fn organism_launch(
     robot: &Topology,
     organism: &str,
@@ -925,11 +925,18 @@ pub fn organism_launch(
             "  - node:\n      pkg: modbot_ros\n      exec: module_node\n      name: module_node\n      \
              namespace: {}\n      param:\n      - {{name: use_sim_time, value: true}}\n      \
              - {{name: ir_threshold, value: [{}]}}\n      - {{name: max_level, value: {}}}\n      \
-             - {{name: half_period, value: {}}}",
+             - {{name: half_period, value: {}}}\n      - {{name: handshake_every, value: {}}}\n      \
+             - {{name: timeout_ticks, value: {}}}\n      - {{name: obstacle_every, value: {}}}\n      \
+             - {{name: stroke_timeout, value: {}}}\n      - {{name: v_turn_half_periods, value: {}}}",
             m.name,
             ir.join(", "),
             settings.max_level,
-            settings.half_period
+            settings.half_period,
+            settings.handshake_every,
+            settings.timeout_ticks,
+            settings.obstacle_every,
+            settings.stroke_timeout,
+            settings.v_turn_half_periods,
         );
         let mut remaps = Vec::new();
         for e in &robot.edges {

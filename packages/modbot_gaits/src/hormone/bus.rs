@@ -314,6 +314,19 @@ mod tests {
         assert_eq!(r[4], Role::ScorpionOuterArm { right: false });
         assert_eq!(r[5], Role::ScorpionInnerTail);
         assert_eq!(r[6], Role::ScorpionOuterTail);
+        // V arms: an end that sees the centre's joins (two hops) is a V end; one farther
+        // out knows the centre only as a node without statuses and is what the seed calls
+        // a V's end, type 8, a caterpillar's rear end (reversing, it reports obstacles by
+        // the caterpillar's rule, which reach the centre the same way).
+        use Role::{CaterpillarRearEnd, VArm, VCentre, VEnd};
+        let mut v = Bus::v(2, settings());
+        v.run(20);
+        assert_eq!(roles(&v), [VArm, VEnd, VCentre, VArm, VEnd]);
+        let mut v = Bus::v(3, settings());
+        v.run(20);
+        let end = CaterpillarRearEnd;
+        assert_eq!(roles(&v), [VArm, VArm, end, VCentre, VArm, VArm, end]);
+        assert_eq!([2, 6].map(|i| v.module(i).map(|m| m.module_type())), [Some(8); 2]);
         let mut c = Bus::chain(4, settings());
         c.run(20);
         assert_eq!(c.module(0).map(|m| m.role()), Some(Role::CaterpillarFrontEnd));
@@ -850,6 +863,196 @@ mod tests {
         let h = history(&mut v, 16);
         for end in [3, 8] {
             assert!(h.windows(2).any(|w| w[0][end] != w[1][end]), "end {end} initiates");
+        }
+    }
+
+    /// The timing constants are settings (H7, H11; record 0029), each one measured here:
+    /// the timeout T (with the handshake period K) decides when a cut side goes open, the
+    /// obstacle period how often a side kept blocked pulses the pitched module, and the V's
+    /// turn lasts its number of half periods.
+    #[test]
+    fn the_timing_constants_are_settings() {
+        // T: a cut side opens T + 1 ticks after the last handshake heard, which came up to K
+        // ticks before the cut (one more for its trip), and the module re-types on the next
+        // tick: (T + 1 − K, T + 2] ticks after the cut.
+        let opens_after = |s: HormoneSettings| {
+            let mut c = Bus::chain(3, s);
+            c.run(30);
+            let joined = c.module(1).map(|m| m.module_type());
+            c.cut((1, Side::F));
+            (1..=200u64).find(|_| {
+                c.step();
+                c.module(1).map(|m| m.module_type()) != joined
+            })
+        };
+        for (k, t) in [(4, 12), (2, 5), (8, 40)] {
+            let s = HormoneSettings {
+                handshake_every: k,
+                timeout_ticks: t,
+                ..settings()
+            };
+            let after = opens_after(s).unwrap_or_else(|| panic!("K {k} T {t}: never opens"));
+            assert!(
+                after > t + 1 - k && after <= t + 2,
+                "K {k} T {t}: open after {after} ticks"
+            );
+        }
+        // The obstacle period: the front end's R sensor kept blocked pulses the pitched
+        // module once every `obstacle_every` ticks.
+        let pulses = |every: u64| {
+            let mut c = Bus::chain(
+                7,
+                HormoneSettings {
+                    obstacle_every: every,
+                    ..settings()
+                },
+            );
+            if let Some(m) = c.module_mut(3) {
+                m.set_pitched(true);
+            }
+            c.run(30);
+            c.set_ir(0, [CLEAR, CLEAR, 0.0, CLEAR]);
+            c.run(20);
+            let h = history(&mut c, 96);
+            h.iter().filter(|row| row[3] != 0.0).count()
+        };
+        assert_eq!(pulses(8), 96 / 8);
+        assert_eq!(pulses(4), 96 / 4);
+        assert_eq!(pulses(16), 96 / 16);
+        // The V's turn (H7): one report from the arm on the centre's B sends the arm on L
+        // forward for `v_turn_half_periods` half periods.
+        let turn = |half_periods: u64| {
+            let mut v = Bus::v(
+                4,
+                HormoneSettings {
+                    v_turn_half_periods: half_periods,
+                    ..settings()
+                },
+            );
+            v.run(30);
+            let frames = v.module_mut(4).map(|m| m.reverse()).unwrap_or_default();
+            v.send(4, frames);
+            v.run(20);
+            v.set_ir(8, [0.0, CLEAR, CLEAR, CLEAR]);
+            v.run(12);
+            v.set_ir(8, [CLEAR; 4]);
+            (0..80)
+                .filter(|_| {
+                    v.step();
+                    v.module(3).map(|m| m.direction()) == Some(1)
+                })
+                .count()
+        };
+        // The stroke timeout: with its right outer arm gone the head never hears from that
+        // side and strokes once every `stroke_timeout` + 1 ticks; the left arm follows.
+        let strokes = |timeout: u64| {
+            let mut s = Bus::scorpion(HormoneSettings {
+                stroke_timeout: timeout,
+                ..settings()
+            });
+            s.run(20);
+            s.remove(0);
+            s.run(40);
+            let h = history(&mut s, 168);
+            h.windows(2).filter(|w| w[0][4] != w[1][4]).count()
+        };
+        assert_eq!(strokes(20), 168 / 21);
+        assert_eq!(strokes(41), 168 / 42);
+        let (two, four) = (turn(2), turn(4));
+        assert!(two > 0, "the arm turns");
+        assert_eq!(
+            four - two,
+            2 * settings().half_period as usize,
+            "turns of {two} and {four} ticks"
+        );
+    }
+
+    /// Every setting out of range is refused naming it; the defaults pass.
+    #[test]
+    fn settings_out_of_range_are_named() {
+        assert_eq!(settings().check(), Ok(()));
+        let bad = [
+            (
+                "max_level",
+                HormoneSettings {
+                    max_level: 0,
+                    ..settings()
+                },
+            ),
+            (
+                "handshake_every",
+                HormoneSettings {
+                    handshake_every: 0,
+                    ..settings()
+                },
+            ),
+            (
+                "timeout_ticks",
+                HormoneSettings {
+                    timeout_ticks: 7,
+                    ..settings()
+                },
+            ),
+            (
+                "timeout_ticks",
+                HormoneSettings {
+                    timeout_ticks: 5000,
+                    ..settings()
+                },
+            ),
+            (
+                "half_period",
+                HormoneSettings {
+                    half_period: 65,
+                    ..settings()
+                },
+            ),
+            (
+                "stroke_timeout",
+                HormoneSettings {
+                    stroke_timeout: 0,
+                    ..settings()
+                },
+            ),
+            (
+                "obstacle_every",
+                HormoneSettings {
+                    obstacle_every: 0,
+                    ..settings()
+                },
+            ),
+            (
+                "v_turn_half_periods",
+                HormoneSettings {
+                    v_turn_half_periods: 0,
+                    ..settings()
+                },
+            ),
+            (
+                "angle_deg",
+                HormoneSettings {
+                    angle_deg: f64::NAN,
+                    ..settings()
+                },
+            ),
+            (
+                "scorpion_angle_deg",
+                HormoneSettings {
+                    scorpion_angle_deg: 91.0,
+                    ..settings()
+                },
+            ),
+            (
+                "side L",
+                HormoneSettings {
+                    ir_threshold: [1.0, 2.0, 3.0, -1.0],
+                    ..settings()
+                },
+            ),
+        ];
+        for (name, s) in bad {
+            let e = s.check().expect_err(name);
+            assert!(e.contains(name), "{name}: {e}");
         }
     }
 

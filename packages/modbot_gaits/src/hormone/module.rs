@@ -124,6 +124,10 @@ pub struct HormoneSettings {
     pub ir_threshold: [f64; 4],
     /// Ticks between two obstacle hormones while a detector stays blocked.
     pub obstacle_every: u64,
+    /// The V centre's "fixed short duration" (H7), in half periods: how long one arm's
+    /// report sends the other arm forward, and the window in which reports from both arms
+    /// send the whole V forward.
+    pub v_turn_half_periods: u64,
 }
 
 impl Default for HormoneSettings {
@@ -138,7 +142,65 @@ impl Default for HormoneSettings {
             stroke_timeout: 20,
             ir_threshold: [20.0; 4],
             obstacle_every: 8,
+            v_turn_half_periods: 4,
         }
+    }
+}
+
+/// Largest tick count any timing setting may take (the seed gives none, H11; 1024 ticks
+/// is over four minutes at 0.25 s a tick).
+pub const MAX_SETTING_TICKS: u64 = 1024;
+
+impl HormoneSettings {
+    /// Every field in range, or the first one that is not, named: the timeout must outlast
+    /// two handshake periods or a live side would go open between two handshakes.
+    pub fn check(&self) -> Result<(), String> {
+        let ticks = |name: &str, v: u64, lo: u64, hi: u64| {
+            if (lo..=hi).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("`{name}` = {v} is outside [{lo}, {hi}] ticks"))
+            }
+        };
+        if !(1..=MAX_HORMONE_HOPS).contains(&self.max_level) {
+            return Err(format!(
+                "`max_level` = {} is outside [1, {MAX_HORMONE_HOPS}]",
+                self.max_level
+            ));
+        }
+        ticks("handshake_every", self.handshake_every, 1, 64)?;
+        ticks(
+            "timeout_ticks",
+            self.timeout_ticks,
+            2 * self.handshake_every,
+            MAX_SETTING_TICKS,
+        )
+        .map_err(|e| format!("{e} (at least two handshake periods)"))?;
+        ticks("half_period", self.half_period, 1, 64)?;
+        ticks("stroke_timeout", self.stroke_timeout, 1, MAX_SETTING_TICKS)?;
+        ticks("obstacle_every", self.obstacle_every, 1, MAX_SETTING_TICKS)?;
+        if !(1..=64).contains(&self.v_turn_half_periods) {
+            return Err(format!(
+                "`v_turn_half_periods` = {} is outside [1, 64] half periods",
+                self.v_turn_half_periods
+            ));
+        }
+        for (name, v) in [
+            ("angle_deg", self.angle_deg),
+            ("scorpion_angle_deg", self.scorpion_angle_deg),
+        ] {
+            if !(v.is_finite() && v > 0.0 && v <= 90.0) {
+                return Err(format!("`{name}` = {v} is outside (0, 90] deg"));
+            }
+        }
+        for (side, v) in ["B", "F", "R", "L"].iter().zip(self.ir_threshold) {
+            if !(v.is_finite() && (0.0..=128.0).contains(&v)) {
+                return Err(format!(
+                    "`ir_threshold` side {side} = {v} is not a reading from 0 to 128"
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -805,7 +867,7 @@ impl HormoneModule {
     /// forward for a while (the organism turns away); reports from both within the window
     /// send the whole V forward.
     fn v_report(&mut self, arrival: Side, out: &mut Vec<(Side, Frame)>) {
-        let window = 4 * self.settings.half_period;
+        let window = self.settings.v_turn_half_periods * self.settings.half_period;
         let other_recent = self
             .last_report
             .is_some_and(|(s, t)| s != arrival && self.tick - t <= window);

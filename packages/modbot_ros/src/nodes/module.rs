@@ -62,6 +62,31 @@ impl NodeConfig for ModuleNodeConfig {
                 "ticks per half wave (the seed's n: 4 for the caterpillar, 2 for the V, record 0034)",
             ),
             ParamDecl::new(
+                "handshake_every",
+                ParamValue::Int(d.handshake_every as i64),
+                "ticks between handshakes on all four sides (the seed's K, H11)",
+            ),
+            ParamDecl::new(
+                "timeout_ticks",
+                ParamValue::Int(d.timeout_ticks as i64),
+                "ticks without a handshake after which a side is open (the seed's T, H11; at least 2 K)",
+            ),
+            ParamDecl::new(
+                "obstacle_every",
+                ParamValue::Int(d.obstacle_every as i64),
+                "ticks between two obstacle hormones while a side stays blocked",
+            ),
+            ParamDecl::new(
+                "stroke_timeout",
+                ParamValue::Int(d.stroke_timeout as i64),
+                "ticks the scorpion head waits for both arms before it strokes again anyway",
+            ),
+            ParamDecl::new(
+                "v_turn_half_periods",
+                ParamValue::Int(d.v_turn_half_periods as i64),
+                "the V centre's turn (one arm's report sends the other forward) and two-sided window, in half periods (H7)",
+            ),
+            ParamDecl::new(
                 "tick_s",
                 ParamValue::Double(modbot_app::organism::TICK_S),
                 "seconds per hormone tick",
@@ -85,11 +110,6 @@ impl NodeConfig for ModuleNodeConfig {
             })?,
             _ => return Err("parameter `ir_threshold` must be an array of 4 numbers (B, F, R, L)".into()),
         };
-        if let Some((side, v)) = not_a_reading(&ir) {
-            return Err(format!(
-                "parameter `ir_threshold`: side {side} = {v} is not a reading from 0 to 128"
-            ));
-        }
         let int_in = |k: &str, lo: i64, hi: i64| -> std::result::Result<i64, String> {
             match p.get(k) {
                 Some(ParamValue::Int(v)) if (lo..=hi).contains(v) => Ok(*v),
@@ -97,22 +117,25 @@ impl NodeConfig for ModuleNodeConfig {
                 _ => Err(format!("parameter `{k}` must be an integer")),
             }
         };
-        let max_level = int_in(
-            "max_level",
-            1,
-            i64::from(modbot_gaits::hormone::module::MAX_HORMONE_HOPS),
-        )? as u8;
-        let cycles_per_tick = int_in("cycles_per_tick", 1, 64)? as u64;
-        let half_period = int_in("half_period", 1, 64)? as u64;
+        // Integers first (a negative one must not wrap), then the settings' own ranges
+        // and relations (`HormoneSettings::check`, which names the field).
+        let ticks = |k: &str| int_in(k, 0, i64::MAX).map(|v| v as u64);
+        let settings = HormoneSettings {
+            ir_threshold: ir,
+            max_level: u8::try_from(int_in("max_level", 0, i64::from(u8::MAX))?).unwrap_or(0),
+            half_period: ticks("half_period")?,
+            handshake_every: ticks("handshake_every")?,
+            timeout_ticks: ticks("timeout_ticks")?,
+            obstacle_every: ticks("obstacle_every")?,
+            stroke_timeout: ticks("stroke_timeout")?,
+            v_turn_half_periods: ticks("v_turn_half_periods")?,
+            ..HormoneSettings::default()
+        };
+        settings.check().map_err(|e| format!("parameter {e}"))?;
         Ok(ModuleNodeConfig {
-            settings: HormoneSettings {
-                ir_threshold: ir,
-                max_level,
-                half_period,
-                ..HormoneSettings::default()
-            },
+            settings,
             tick_s: g.f64_in("tick_s", 0.01, 10.0)?,
-            cycles_per_tick,
+            cycles_per_tick: int_in("cycles_per_tick", 1, 64)? as u64,
         })
     }
 }
@@ -722,5 +745,41 @@ mod tests {
         p.insert("half_period".into(), ParamValue::Int(2));
         let cfg = ModuleNodeConfig::from_params(&p).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(cfg.settings.half_period, 2);
+        // The timing constants (H7, H11): each refused out of range naming it, T against K.
+        for (key, v, says) in [
+            ("handshake_every", ParamValue::Int(0), "handshake_every"),
+            ("timeout_ticks", ParamValue::Int(7), "two handshake periods"),
+            ("obstacle_every", ParamValue::Int(-8), "obstacle_every"),
+            ("stroke_timeout", ParamValue::Int(100_000), "stroke_timeout"),
+            ("v_turn_half_periods", ParamValue::Double(4.0), "v_turn_half_periods"),
+        ] {
+            let mut p = crate::params::defaults::<ModuleNodeConfig>();
+            p.insert(key.into(), v);
+            let e = ModuleNodeConfig::from_params(&p).expect_err(key);
+            assert!(e.contains(says), "{key}: {e}");
+        }
+        let mut p = crate::params::defaults::<ModuleNodeConfig>();
+        for (key, v) in [
+            ("handshake_every", 2),
+            ("timeout_ticks", 5),
+            ("obstacle_every", 3),
+            ("stroke_timeout", 30),
+            ("v_turn_half_periods", 6),
+        ] {
+            p.insert(key.into(), ParamValue::Int(v));
+        }
+        let s = ModuleNodeConfig::from_params(&p)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .settings;
+        assert_eq!(
+            (
+                s.handshake_every,
+                s.timeout_ticks,
+                s.obstacle_every,
+                s.stroke_timeout,
+                s.v_turn_half_periods
+            ),
+            (2, 5, 3, 30, 6)
+        );
     }
 }
