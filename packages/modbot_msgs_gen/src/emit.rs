@@ -201,6 +201,7 @@ fn emit(out: &mut String, m: &Msg) {
     for f in &m.fields {
         // The parser checked the default against the type and refused array defaults.
         let one = match &f.default {
+            Some(d) if matches!(f.ty.base, Base::Str(_)) => format!("::std::string::String::from({d})"),
             Some(d) => d.clone(),
             None => "::core::default::Default::default()".to_string(),
         };

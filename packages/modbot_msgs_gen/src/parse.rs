@@ -1,6 +1,6 @@
 //! The `.msg`/`.srv` parser: text in, a checked [`Msg`] or an [`InterfaceError`] naming the
 //! line out. Every literal (constant value, field default) is checked against its type here,
-//! so the emitter cannot write code that does not compile.
+//! so the emitter cannot write a literal that does not compile.
 
 use crate::{InterfaceError, MAX_FIXED_ARRAY};
 
@@ -294,7 +294,8 @@ fn parse(pkg: &str, name: &str, kind: &'static str, text: &str, offset: usize) -
             continue;
         }
         if let Some(c) = trimmed.strip_prefix('#') {
-            pending.push(c.strip_prefix(' ').unwrap_or(c).to_string());
+            // A bare CR (old Mac line ends) is not allowed in a Rust doc comment.
+            pending.push(c.strip_prefix(' ').unwrap_or(c).replace('\r', " "));
             continue;
         }
         header_done = true;
@@ -312,13 +313,19 @@ fn parse(pkg: &str, name: &str, kind: &'static str, text: &str, offset: usize) -
         let (fname, after) = rest.split_at(name_end);
         let after_t = after.trim_start();
         if let Some(v) = after_t.strip_prefix('=') {
-            if fname.is_empty()
+            if !fname.starts_with(|c: char| c.is_ascii_uppercase())
                 || !fname
                     .chars()
                     .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-                || fname.starts_with(|c: char| c.is_ascii_digit())
             {
                 return Err(at(format!("constant `{fname}` must be upper case")));
+            }
+            // The generated type's `RosMessage` constants; one of the same name would
+            // shadow them.
+            if ["PACKAGE", "NAME", "KIND", "FIELDS"].contains(&fname) {
+                return Err(at(format!(
+                    "constant `{fname}` would shadow the generated RosMessage::{fname}"
+                )));
             }
             if ty.arr != Arr::None || matches!(ty.base, Base::Nested(..)) {
                 return Err(at(format!(
@@ -386,7 +393,7 @@ fn strip_comment(s: &str) -> &str {
 fn strip_comment_keep<'a>(s: &'a str, comment: &mut Option<String>) -> &'a str {
     match s.split_once('#') {
         Some((a, b)) => {
-            *comment = Some(b.trim().to_string());
+            *comment = Some(b.trim().replace('\r', " "));
             a
         }
         None => s,

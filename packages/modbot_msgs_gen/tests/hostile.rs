@@ -84,7 +84,7 @@ fn line() -> impl Strategy<Value = String> {
         (ty, arr, name, tail).prop_map(|(t, a, n, tail)| format!("{t}{a} {n}{tail}")),
         Just("---".to_string()),
         Just(String::new()),
-        "#[ -~]{0,20}",
+        "#[ -~\r]{0,20}",
         "[ -~\t\u{80}-\u{10ffff}]{0,30}",
     ]
 }

@@ -50,6 +50,20 @@ fn a_message_parses_into_its_parts() {
     assert_eq!(m.constants[1].value, "\"hello # world\"");
 }
 
+/// What the emitter writes for what needs more than the literal: a string default becomes a
+/// `String`, and a bare CR in a comment (not allowed in a Rust doc comment) a space.
+#[test]
+fn string_defaults_and_stray_carriage_returns_make_code_that_compiles() {
+    let mut set = Interfaces::default();
+    set.add(parse_msg("pkg", "Named", "# old\rmac\nstring<=8 name \"ab\" # x\ry\n").unwrap())
+        .unwrap();
+    set.resolve().unwrap();
+    let code = modbot_msgs_gen::generate(&set);
+    assert!(code.contains("name: ::std::string::String::from(\"ab\"),"), "{code}");
+    assert!(!code.contains('\r'));
+    assert!(code.contains("/// old mac"), "{code}");
+}
+
 /// Every refusal: the line (counted in the file, the header comment and a service's
 /// request included) and what is wrong, naming the field or constant.
 #[test]
@@ -82,6 +96,8 @@ fn refusals_name_the_line_and_the_field() {
         ("uint8 self", 4, "field name `self`"),
         ("justonetoken", 4, "expected `TYPE NAME`"),
         ("geometry_msgs/point p", 4, "`point` is not a valid type name"),
+        ("int32 FIELDS=1", 4, "would shadow the generated RosMessage::FIELDS"),
+        ("int32 _=1", 4, "constant `_` must be upper case"),
     ] {
         let e = parse_msg("pkg", "Thing", &format!("{header}{body}\n")).expect_err(body);
         assert_eq!(e.line, Some(line), "{body}: {e}");
