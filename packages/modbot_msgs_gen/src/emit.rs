@@ -76,14 +76,19 @@ pub fn generate(set: &Interfaces) -> String {
     out
 }
 
+/// The (ROS, Rust, IDL) names of primitive `p`; the parser only makes `Base::Prim` of a
+/// name in [`PRIMS`], and anything else reads as `uint8` as before.
+fn prim(p: &str) -> (&'static str, &'static str, &'static str) {
+    PRIMS
+        .iter()
+        .find(|x| x.0 == p)
+        .copied()
+        .unwrap_or(("uint8", "u8", "uint8"))
+}
+
 pub(crate) fn rust_base(b: &Base) -> String {
     match b {
-        Base::Prim(p) => PRIMS
-            .iter()
-            .find(|x| x.0 == *p)
-            .map(|x| x.1)
-            .unwrap_or("u8")
-            .to_string(),
+        Base::Prim(p) => prim(p).1.to_string(),
         Base::Str(_) => "::std::string::String".into(),
         Base::Nested(p, n) => format!("crate::{p}::msg::{n}"),
     }
@@ -100,12 +105,7 @@ fn rust_type(t: &Ty) -> String {
 
 fn idl_type(t: &Ty) -> String {
     let b = match &t.base {
-        Base::Prim(p) => PRIMS
-            .iter()
-            .find(|x| x.0 == *p)
-            .map(|x| x.2)
-            .unwrap_or("uint8")
-            .to_string(),
+        Base::Prim(p) => prim(p).2.to_string(),
         Base::Str(None) => "string".into(),
         Base::Str(Some(n)) => format!("string<{n}>"),
         Base::Nested(p, n) => format!("{p}/{n}"),

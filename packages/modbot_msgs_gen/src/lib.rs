@@ -162,18 +162,17 @@ pub const MAX_FILE_BYTES: u64 = 1 << 20;
 pub fn generate_package(root: &Path, own: &str) -> Result<Generated, InterfaceError> {
     let mut set = Interfaces::default();
     let mut inputs = Vec::new();
-    for path in files(&root.join("msg"), "msg")? {
-        let (text, name) = read(&path)?;
-        set.add(parse_msg(own, &name, &text).map_err(|e| at_file(e, &path))?)
-            .map_err(|e| at_file(e, &path))?;
-        inputs.push(path);
-    }
-    for path in files(&root.join("srv"), "srv")? {
-        let (text, name) = read(&path)?;
-        let halves = parse_srv(own, &name, &text).map_err(|e| at_file(e, &path))?;
-        set.add_service(own, &name, halves).map_err(|e| at_file(e, &path))?;
-        inputs.push(path);
-    }
+    // The messages of package `pkg` in `dir`.
+    let mut add_msgs = |dir: &Path, pkg: &str| -> Result<(), InterfaceError> {
+        for path in files(dir, "msg")? {
+            let (text, name) = read(&path)?;
+            let m = parse_msg(pkg, &name, &text).map_err(|e| at_file(e, &path))?;
+            set.add(m).map_err(|e| at_file(e, &path))?;
+            inputs.push(path);
+        }
+        Ok(())
+    };
+    add_msgs(&root.join("msg"), own)?;
     let interfaces = root.join("interfaces");
     let mut pkgs: Vec<PathBuf> = match std::fs::read_dir(&interfaces) {
         Ok(rd) => rd
@@ -184,13 +183,14 @@ pub fn generate_package(root: &Path, own: &str) -> Result<Generated, InterfaceEr
     };
     pkgs.sort();
     for p in pkgs {
-        let pkg = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        for path in files(&p.join("msg"), "msg")? {
-            let (text, name) = read(&path)?;
-            set.add(parse_msg(&pkg, &name, &text).map_err(|e| at_file(e, &path))?)
-                .map_err(|e| at_file(e, &path))?;
-            inputs.push(path);
-        }
+        let pkg = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        add_msgs(&p.join("msg"), pkg)?;
+    }
+    for path in files(&root.join("srv"), "srv")? {
+        let (text, name) = read(&path)?;
+        let halves = parse_srv(own, &name, &text).map_err(|e| at_file(e, &path))?;
+        set.add_service(own, &name, halves).map_err(|e| at_file(e, &path))?;
+        inputs.push(path);
     }
     set.resolve()?;
     Ok(Generated {

@@ -365,6 +365,14 @@ impl Get<'_> {
             Err(format!("parameter `{k}` = {x} is outside [{lo}, {hi}]"))
         }
     }
+    /// An integer in `[lo, hi]`; missing, mistyped or out of range names the key.
+    pub fn i64_in(&self, k: &str, lo: i64, hi: i64) -> std::result::Result<i64, String> {
+        match self.0.get(k) {
+            Some(ParamValue::Int(v)) if (lo..=hi).contains(v) => Ok(*v),
+            Some(ParamValue::Int(v)) => Err(format!("parameter `{k}` = {v} is outside [{lo}, {hi}]")),
+            _ => Err(format!("parameter `{k}` must be an integer")),
+        }
+    }
     /// A string.
     pub fn str(&self, k: &str) -> std::result::Result<String, String> {
         self.0

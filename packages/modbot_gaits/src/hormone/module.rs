@@ -193,12 +193,10 @@ impl HormoneSettings {
                 return Err(format!("`{name}` = {v} is outside (0, 90] deg"));
             }
         }
-        for (side, v) in ["B", "F", "R", "L"].iter().zip(self.ir_threshold) {
-            if !(v.is_finite() && (0.0..=128.0).contains(&v)) {
-                return Err(format!(
-                    "`ir_threshold` side {side} = {v} is not a reading from 0 to 128"
-                ));
-            }
+        if let Some((side, v)) = crate::hormone::sensing::not_a_reading(&self.ir_threshold) {
+            return Err(format!(
+                "`ir_threshold` side {side} = {v} is not a reading from 0 to 128"
+            ));
         }
         Ok(())
     }

@@ -110,19 +110,12 @@ impl NodeConfig for ModuleNodeConfig {
             })?,
             _ => return Err("parameter `ir_threshold` must be an array of 4 numbers (B, F, R, L)".into()),
         };
-        let int_in = |k: &str, lo: i64, hi: i64| -> std::result::Result<i64, String> {
-            match p.get(k) {
-                Some(ParamValue::Int(v)) if (lo..=hi).contains(v) => Ok(*v),
-                Some(ParamValue::Int(v)) => Err(format!("parameter `{k}` = {v} is outside [{lo}, {hi}]")),
-                _ => Err(format!("parameter `{k}` must be an integer")),
-            }
-        };
         // Integers first (a negative one must not wrap), then the settings' own ranges
         // and relations (`HormoneSettings::check`, which names the field).
-        let ticks = |k: &str| int_in(k, 0, i64::MAX).map(|v| v as u64);
+        let ticks = |k: &str| g.i64_in(k, 0, i64::MAX).map(|v| v as u64);
         let settings = HormoneSettings {
             ir_threshold: ir,
-            max_level: u8::try_from(int_in("max_level", 0, i64::from(u8::MAX))?).unwrap_or(0),
+            max_level: u8::try_from(g.i64_in("max_level", 0, i64::from(u8::MAX))?).unwrap_or(0),
             half_period: ticks("half_period")?,
             handshake_every: ticks("handshake_every")?,
             timeout_ticks: ticks("timeout_ticks")?,
@@ -135,7 +128,7 @@ impl NodeConfig for ModuleNodeConfig {
         Ok(ModuleNodeConfig {
             settings,
             tick_s: g.f64_in("tick_s", 0.01, 10.0)?,
-            cycles_per_tick: int_in("cycles_per_tick", 1, 64)? as u64,
+            cycles_per_tick: g.i64_in("cycles_per_tick", 1, 64)? as u64,
         })
     }
 }

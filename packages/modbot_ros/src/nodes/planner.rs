@@ -84,14 +84,7 @@ impl NodeConfig for PlannerNodeConfig {
 
     fn from_params(p: &ParamMap) -> std::result::Result<Self, String> {
         let g = Get(p);
-        let threshold = match p.get("occupied_threshold") {
-            Some(ParamValue::Int(i)) if (1..=100).contains(i) => *i,
-            other => {
-                return Err(format!(
-                    "parameter `occupied_threshold` must be an integer 1..100, got {other:?}"
-                ));
-            }
-        };
+        let threshold = g.i64_in("occupied_threshold", 1, 100)?;
         let mode = g.str("mode")?;
         let cfg = PlannerNodeConfig {
             scenario: g.str("scenario")?,
