@@ -47,14 +47,16 @@ pub mod nodes {
         Some(C::from_params(&map))
     }
 
-    /// Logs each parameter change the parameter service accepted since the last call: a node
-    /// that reads its parameters only at start applies them at the next.
-    pub(crate) fn warn_next_start<T: crate::transport::Transport>(t: &mut T) {
+    /// Takes the parameter changes the parameter service accepted since the last call and
+    /// says (rate limited: a flood of `set_parameters` calls is one line per 5 s) that a node
+    /// reading its parameters only at start applies them at the next.
+    pub(crate) fn warn_next_start<T: crate::transport::Transport>(
+        t: &mut T,
+        throttle: &mut crate::transport::Throttle,
+    ) {
         for (k, v) in t.param_changes() {
-            t.log(
-                crate::transport::Level::Warn,
-                &format!("parameter `{k}` = {v:?} takes effect at the next start"),
-            );
+            let msg = format!("parameter `{k}` = {v:?} takes effect at the next start");
+            throttle.log(t, "next_start", crate::transport::Level::Warn, &msg);
         }
     }
 
@@ -159,10 +161,83 @@ pub fn init_logging(level: Option<&str>) {
             "{lvl},rustdds=error,rustdds::discovery::discovery_db=off,ros2_client=error"
         ))
     });
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .finish()
+        .with(ForeignThrottle::new(FOREIGN_LOG_PERIOD, std::io::stderr))
         .try_init();
+}
+
+/// The period of [`ForeignThrottle`]: one line per call site of another crate this often.
+pub const FOREIGN_LOG_PERIOD: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Rate limit for the log lines of other crates (the middleware): one line per call site
+/// every `period`, then a note of how many that call site had suppressed. The nodes' own
+/// lines (targets `modbot…`) pass: they are throttled by kind of refusal through
+/// [`transport::Throttle`], which counts what it suppressed. RustDDS complains once per
+/// missing fragment of a huge sample at ERROR, thousands of lines a second under a flood of
+/// 10⁶-element arrays (issue 18, decision record 0036). The table holds one entry per call
+/// site, a fixed set, so it cannot grow without bound.
+pub struct ForeignThrottle<W> {
+    period: std::time::Duration,
+    seen: std::sync::Mutex<std::collections::HashMap<tracing::callsite::Identifier, (std::time::Instant, u64)>>,
+    notes: W,
+}
+
+impl<W> ForeignThrottle<W> {
+    /// One line per foreign call site every `period`; suppression notes go to `notes`.
+    pub fn new(period: std::time::Duration, notes: W) -> ForeignThrottle<W> {
+        ForeignThrottle {
+            period,
+            seen: Default::default(),
+            notes,
+        }
+    }
+}
+
+impl<S, W> tracing_subscriber::Layer<S> for ForeignThrottle<W>
+where
+    S: tracing::Subscriber,
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + 'static,
+{
+    fn event_enabled(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) -> bool {
+        use std::collections::hash_map::Entry;
+        let meta = event.metadata();
+        if meta.target().starts_with("modbot") {
+            return true;
+        }
+        let Ok(mut seen) = self.seen.lock() else {
+            return true;
+        };
+        let now = std::time::Instant::now();
+        match seen.entry(meta.callsite()) {
+            Entry::Vacant(v) => {
+                v.insert((now, 0));
+                true
+            }
+            Entry::Occupied(mut o) => {
+                let (last, suppressed) = o.get_mut();
+                if now.duration_since(*last) < self.period {
+                    *suppressed += 1;
+                    return false;
+                }
+                if *suppressed > 0 {
+                    use std::io::Write as _;
+                    let _ = writeln!(
+                        self.notes.make_writer(),
+                        "({suppressed} more lines from {} suppressed)",
+                        meta.target()
+                    );
+                }
+                *last = now;
+                *suppressed = 0;
+                true
+            }
+        }
+    }
 }
 
 /// Environment variable a launcher sets to its pid: the node exits when that process is
@@ -272,6 +347,62 @@ pub fn run_node(exec: &str, argv: Vec<String>) -> std::process::ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 18: another crate's log call site repeating itself prints one line per period
+    /// and then says how many it suppressed; the nodes' own lines (already throttled by kind)
+    /// all pass.
+    #[test]
+    fn foreign_log_lines_are_rate_limited_per_call_site() {
+        use std::sync::{Arc, Mutex};
+        use tracing_subscriber::layer::SubscriberExt as _;
+        #[derive(Clone, Default)]
+        struct Sink(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Sink {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0
+                    .lock()
+                    .map_err(|_| std::io::ErrorKind::Other)?
+                    .extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let sink = Sink::default();
+        let writer = {
+            let s = sink.clone();
+            move || s.clone()
+        };
+        let period = std::time::Duration::from_millis(300);
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(writer.clone())
+            .with_ansi(false)
+            .finish()
+            .with(ForeignThrottle::new(period, writer));
+        // One call site (a macro invocation is one).
+        let fragment = |what: &str| tracing::error!(target: "rustdds::structure::sequence_number", "fragment {what}");
+        tracing::subscriber::with_default(subscriber, || {
+            for i in 0..1000 {
+                fragment(&i.to_string());
+                tracing::warn!(target: "modbot_ros::transport", "refusal {i}");
+            }
+            tracing::error!(target: "rustdds::other", "another call site");
+            std::thread::sleep(period + std::time::Duration::from_millis(50));
+            fragment("after");
+        });
+        let text = String::from_utf8(sink.0.lock().map(|v| v.clone()).unwrap_or_default()).unwrap_or_default();
+        let count = |s: &str| text.lines().filter(|l| l.contains(s)).count();
+        assert_eq!(count("fragment "), 2, "{}", &text[text.len().saturating_sub(800)..]);
+        assert!(text.contains("fragment 0") && text.contains("fragment after"));
+        assert_eq!(count("refusal "), 1000);
+        assert_eq!(count("another call site"), 1);
+        assert!(
+            text.contains("(999 more lines from rustdds::structure::sequence_number suppressed)"),
+            "{}",
+            &text[text.len().saturating_sub(800)..]
+        );
+    }
 
     /// Issue 18: a start-up error quoting a huge value prints at most MAX_ERROR_BYTES (plus
     /// the note of its length), never splitting a character.

@@ -194,10 +194,11 @@ pub fn run<T: Transport>(t: &mut T, cfg: ExecutiveNodeConfig, stop: Arc<AtomicBo
     let period = Duration::from_secs_f64(1.0 / cfg.rate_hz);
     let mut throttle = Throttle::new(5.0);
     while !stop.load(Ordering::Relaxed) {
+        super::warn_next_start(t, &mut throttle);
         while let Some(p) = plan_sub.take() {
             let r = p.and_then(|p| target_rows(&p));
             match r.and_then(|rows| ex.set_plan(&rows).map_err(|e| e.to_string())) {
-                Ok(()) => t.log(Level::Info, ex.status()),
+                Ok(()) => drop(throttle.log(t, "plan_ok", Level::Info, ex.status())),
                 Err(e) => drop(throttle.log(t, "plan", Level::Warn, &format!("plan refused: {e}"))),
             }
         }
@@ -237,6 +238,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: ExecutiveNodeConfig, stop: Arc<AtomicBo
             sent.push(goal_pub.publish(PoseStamped { header, pose }));
         }
         if let Some(s) = u.status {
+            // A change of status, at most one per control tick: the executive's narrative.
             t.log(Level::Info, &s);
             sent.push(status_pub.publish(StringMsg { data: s }));
         }

@@ -176,6 +176,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: GaitNodeConfig, stop: Arc<AtomicBool>) 
     let mut last_command = Instant::now();
     let mut watchdog_fired = false;
     let mut rejected = 0u64;
+    let mut last_accepted = None;
     let mut throttle = Throttle::new(5.0);
     // With use_sim_time the gait advances with /clock, so a simulator running faster or
     // slower than real time still sees the gait's own period.
@@ -191,7 +192,9 @@ pub fn run<T: Transport>(t: &mut T, cfg: GaitNodeConfig, stop: Arc<AtomicBool>) 
                         || new.modules_file != cfg.modules_file
                         || new.gaits_file != cfg.gaits_file
                     {
-                        t.log(
+                        throttle.log(
+                            t,
+                            "next_start",
                             Level::Warn,
                             "robot, modules_file and gaits_file take effect at the next start",
                         );
@@ -204,25 +207,30 @@ pub fn run<T: Transport>(t: &mut T, cfg: GaitNodeConfig, stop: Arc<AtomicBool>) 
                         ..new
                     };
                     if reselect {
-                        match core.select(&cfg.gait, &cfg.gait_params) {
-                            Ok(()) => t.log(Level::Info, &format!("gait `{}` from parameters", cfg.gait)),
-                            Err(e) => t.log(Level::Error, &format!("gait parameters refused: {e}")),
-                        }
+                        let (level, msg) = match core.select(&cfg.gait, &cfg.gait_params) {
+                            Ok(()) => (Level::Info, format!("gait `{}` from parameters", cfg.gait)),
+                            Err(e) => (Level::Error, format!("gait parameters refused: {e}")),
+                        };
+                        throttle.log(t, "gait_params", level, &msg);
                     }
                 }
-                Err(e) => t.log(Level::Error, &format!("parameter change refused: {e}")),
+                Err(e) => drop(throttle.log(t, "params", Level::Error, &format!("parameter change refused: {e}"))),
             }
         }
         while let Some(msg) = command_sub.take() {
             match msg {
-                Ok(c) => match convert::gait_request(&c).and_then(|r| core.request(&r)) {
-                    Ok(()) => {
+                Ok(c) => match convert::gait_request(&c).and_then(|r| core.request(&r).map(|()| r)) {
+                    Ok(r) => {
                         last_command = Instant::now();
                         watchdog_fired = false;
-                        t.log(
-                            Level::Info,
-                            &format!("gait command accepted: `{}`", if c.stop { "stop" } else { &c.gait }),
-                        );
+                        // A command repeated (a heartbeat) is not news; a change is, at most
+                        // one line per 5 s (issue 18: valid commands at 1 kHz are a flood too).
+                        if last_accepted.as_ref() != Some(&r) {
+                            let what = if c.stop { "stop" } else { &c.gait };
+                            let msg = format!("gait command accepted: `{what}`");
+                            throttle.log(t, "accepted", Level::Info, &msg);
+                            last_accepted = Some(r);
+                        }
                     }
                     Err(e) => {
                         rejected += 1;

@@ -432,7 +432,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: ModuleNodeConfig, stop: Arc<AtomicBool>
     let mut offset: Option<i64> = None;
     let mut last_hello = std::time::Instant::now() - Duration::from_secs(1);
     while !stop.load(Ordering::Relaxed) {
-        super::warn_next_start(t);
+        super::warn_next_start(t, &mut throttle);
         while let Some(m) = sensors.take() {
             if let Err(e) = m.and_then(|m| core.sense(&m)) {
                 throttle.log(t, "sensors", Level::Warn, &format!("sensors dropped: {e}"));

@@ -155,7 +155,8 @@ impl Node {
     fn on_map<T: Transport>(&mut self, t: &T, m: std::result::Result<OccupancyGrid, String>) {
         match m.and_then(|m| grid_map(&m, self.cfg.occupied_threshold as i8)) {
             Ok(map) => {
-                t.log(Level::Info, &format!("map {} × {}", map.width, map.height));
+                let msg = format!("map {} × {}", map.width, map.height);
+                self.throttle.log(t, "map_ok", Level::Info, &msg);
                 self.planner.set_map(map);
             }
             Err(e) => drop(self.throttle.log(t, "map", Level::Warn, &format!("map refused: {e}"))),
@@ -189,7 +190,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: PlannerNodeConfig, stop: Arc<AtomicBool
         throttle: Throttle::new(5.0),
     };
     while !stop.load(Ordering::Relaxed) {
-        super::warn_next_start(t);
+        super::warn_next_start(t, &mut n.throttle);
         while let Some(m) = map_sub.take() {
             n.on_map(t, m);
         }
@@ -220,7 +221,8 @@ pub fn run<T: Transport>(t: &mut T, cfg: PlannerNodeConfig, stop: Arc<AtomicBool
             match n.plan(t, None, goal) {
                 Ok(out) => {
                     let (poses, rows) = (out.path.poses.len(), out.strategic.rows.len());
-                    t.log(Level::Info, &format!("plan to {to}: {poses} poses, {rows} sub-goals"));
+                    let msg = format!("plan to {to}: {poses} poses, {rows} sub-goals");
+                    n.throttle.log(t, "planned", Level::Info, &msg);
                     let mut sent = vec![path_pub.publish(out.path)];
                     if n.planner.is_strategic() {
                         sent.push(strategic_pub.publish(out.strategic));
@@ -230,7 +232,10 @@ pub fn run<T: Transport>(t: &mut T, cfg: PlannerNodeConfig, stop: Arc<AtomicBool
                         n.throttle.log(t, "publish", Level::Warn, &e.to_string());
                     }
                 }
-                Err(e) => t.log(Level::Error, &format!("no plan to {to}: {e}")),
+                Err(e) => drop(
+                    n.throttle
+                        .log(t, "no_plan", Level::Error, &format!("no plan to {to}: {e}")),
+                ),
             }
         }
         while let Some(req) = server.take() {

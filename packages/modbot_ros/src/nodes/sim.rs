@@ -583,7 +583,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     let mut released = false;
     let mut paused = 0.0;
     while !stop.load(Ordering::Relaxed) {
-        super::warn_next_start(t);
+        super::warn_next_start(t, &mut throttle);
         let velocity = std::iter::from_fn(|| vel_sub.as_ref().and_then(|s| s.take()).map(|m| (true, m)));
         let position = std::iter::from_fn(|| cmd_sub.take().map(|m| (false, m)));
         for (wheels, m) in position.chain(velocity) {
