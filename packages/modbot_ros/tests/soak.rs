@@ -472,22 +472,6 @@ fn odom_at(x: f64, y: f64, yaw: f64) -> Odometry {
     o
 }
 
-/// A type that claims to be `package/Name` but carries four bytes: undecodable for any
-/// reader of the real type.
-macro_rules! impostor {
-    ($ty:ident, $pkg:literal, $name:literal) => {
-        #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-        struct $ty {
-            word: u32,
-        }
-        impl modbot_msgs::RosMessage for $ty {
-            const PACKAGE: &'static str = $pkg;
-            const NAME: &'static str = $name;
-            const FIELDS: &'static [(&'static str, &'static str)] = &[("word", "uint32")];
-        }
-    };
-}
-
 impostor!(FakeArray, "std_msgs", "Float64MultiArray");
 impostor!(FakeCommand, "modbot_msgs", "GaitCommand");
 impostor!(FakeGoal, "geometry_msgs", "PoseStamped");

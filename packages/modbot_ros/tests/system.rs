@@ -239,29 +239,9 @@ fn two_namespaced_robots_do_not_cross_talk_on(backend: &str, sim_backend: &str) 
     }
 }
 
-/// A type that claims to be std_msgs/Float64MultiArray but carries four bytes: garbage on
-/// the wire for any reader of the real type.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-struct Garbage {
-    word: u32,
-}
-
-impl modbot_msgs::RosMessage for Garbage {
-    const PACKAGE: &'static str = "std_msgs";
-    const NAME: &'static str = "Float64MultiArray";
-    const FIELDS: &'static [(&'static str, &'static str)] = &[("word", "uint32")];
-}
-
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-struct GarbageCommand {
-    gait: u64,
-}
-
-impl modbot_msgs::RosMessage for GarbageCommand {
-    const PACKAGE: &'static str = "modbot_msgs";
-    const NAME: &'static str = "GaitCommand";
-    const FIELDS: &'static [(&'static str, &'static str)] = &[("gait", "uint64")];
-}
+// Garbage on the wire for any reader of the real types.
+impostor!(Garbage, "std_msgs", "Float64MultiArray");
+impostor!(GarbageCommand, "modbot_msgs", "GaitCommand");
 
 #[test]
 fn garbage_is_logged_and_refused_and_the_nodes_stay_alive() {
@@ -346,7 +326,7 @@ fn garbage_is_logged_and_refused_and_the_nodes_stay_alive_on(backend: &str, sim_
             ..Default::default()
         })
         .expect("send");
-        graw.publish(GarbageCommand { gait: 7 }).expect("send");
+        graw.publish(GarbageCommand { word: 7 }).expect("send");
         std::thread::sleep(Duration::from_millis(100));
     }
     // Then good input still works: the sim follows a valid pose, the gait changes.

@@ -130,3 +130,20 @@ pub fn sim_node() -> &'static str {
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
+
+/// A type that claims to be `package/Name` but carries four bytes: undecodable for any
+/// reader of the real type (garbage on the wire).
+#[macro_export]
+macro_rules! impostor {
+    ($ty:ident, $pkg:literal, $name:literal) => {
+        #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+        struct $ty {
+            word: u32,
+        }
+        impl modbot_msgs::RosMessage for $ty {
+            const PACKAGE: &'static str = $pkg;
+            const NAME: &'static str = $name;
+            const FIELDS: &'static [(&'static str, &'static str)] = &[("word", "uint32")];
+        }
+    };
+}
