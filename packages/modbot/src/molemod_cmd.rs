@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use modbot_planner::molemod::grid::Cell;
-use modbot_planner::molemod::{GridState, HeuristicKind, MoleError, Options, Plan, Task, check_plan, plan};
+use modbot_planner::molemod::{FAMILIES, HeuristicKind, MoleError, Options, Plan, Task, check_plan, family, plan};
 use serde_json::json;
 
 use clap::Subcommand;
@@ -200,54 +200,10 @@ fn storyboard(p: &Plan) -> String {
     svg
 }
 
-/// Task families on R × R grids with R modules in the bottom row and `robots` robots in
-/// the left-most modules.
-fn family(name: &str, size: usize, robots: usize) -> Result<(GridState, GridState)> {
-    let mut initial = GridState::empty(size, size)?;
-    let bottom = size - 1;
-    for c in 0..size {
-        initial.set(bottom * size + c, if c < robots { Cell::Robot } else { Cell::Module });
-    }
-    let mut goal = GridState::empty(size, size)?;
-    let n = size;
-    match name {
-        "row_to_l" => {
-            let v = n.div_ceil(2);
-            for k in 0..v {
-                goal.set((bottom - k) * size + 1, Cell::Module);
-            }
-            for c in 0..n - v {
-                goal.set(bottom * size + 2 + c, Cell::Module);
-            }
-        }
-        "row_to_column" => {
-            for k in 0..n {
-                goal.set((bottom - k) * size + size / 2, Cell::Module);
-            }
-        }
-        _ => {
-            // Stairs: column heights h, h−1, … from the left, totalling n.
-            let mut left = n;
-            let mut h = 1;
-            while h * (h + 1) / 2 < n {
-                h += 1;
-            }
-            for c in 0..size {
-                let take = h.saturating_sub(c).min(left);
-                for k in 0..take {
-                    goal.set((bottom - k) * size + c, Cell::Module);
-                }
-                left -= take;
-            }
-        }
-    }
-    Ok((initial, goal))
-}
-
 fn bench(time_limit_ms: u64, max_size: usize) -> Result<()> {
     let mut out = String::from("family,size,robots,heuristic,result,cost,expansions,micros\n");
     for size in 5..=max_size.clamp(5, 8) {
-        for fam in ["row_to_l", "row_to_column", "row_to_stairs"] {
+        for fam in FAMILIES {
             for robots in 1..=6.min(size) {
                 for h in [HeuristicKind::Source, HeuristicKind::Strong] {
                     let (initial, goal) = family(fam, size, robots)?;

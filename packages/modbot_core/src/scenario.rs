@@ -35,7 +35,7 @@ pub struct Scenario {
     /// Obstacles placed by hand.
     #[serde(default)]
     pub obstacles: Vec<Obstacle>,
-    /// A maze built from the seed-002 pieces.
+    /// A maze built from pieces (their sizes from the wiki's repository, not the seed text).
     #[serde(default)]
     pub maze: Option<Maze>,
     /// Goal position (x, y), m, for planners and progress measures.
@@ -179,7 +179,11 @@ pub struct Obstacle {
     pub friction: Option<f64>,
 }
 
-/// A maze from the seed-002 pieces: `s` straight (2 m), `l`/`r` corner, `b` bump (4 m).
+/// A maze of pieces `s` straight (2 m), `l`/`r` corner, `b` bump (4 m). The seed-002 page
+/// names mazes but not their geometry (it is on the page "Simulated Environment", not in the
+/// seed): the piece letters, their lengths and the corner offsets come from the wiki's
+/// repository (rmorenoga/Evolution, `getTPoints`; spec seed-002 §8), a later version than
+/// the page; the corridor width, the walls and the bump's size are ours.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Maze {
@@ -225,12 +229,14 @@ impl Maze {
         0.3
     }
 
-    /// Length of a straight piece, m (seed-002 §8).
+    /// Length of a straight piece, m (the wiki's repository, `getTPoints`; spec seed-002 §8;
+    /// not in the seed text).
     pub const STRAIGHT_M: f64 = 2.0;
-    /// Length of a bump piece, m.
+    /// Length of a bump piece, m (the same repository; not in the seed text).
     pub const BUMP_PIECE_M: f64 = 4.0;
 
-    /// The corner offsets (forward, sideways) of seed-002 §8: y_o = W/2 + 0.7 and
+    /// The corner offsets (forward, sideways) of the wiki's repository (spec seed-002 §8,
+    /// not the seed text): y_o = W/2 + 0.7 and
     /// |x_o| = W/2 + 0.075 + 0.625.
     pub fn corner_offsets(&self) -> (f64, f64) {
         let w = self.corridor_width_m;
@@ -297,8 +303,9 @@ impl Maze {
     }
 }
 
-/// One piece of a maze as its progress is measured (seed-002 §8, `getTPoints`): where the
-/// centre line enters and leaves it, and its path length.
+/// One piece of a maze as its progress is measured (the wiki repository's `getTPoints`,
+/// spec seed-002 §8; not the seed text): where the centre line enters and leaves it, and
+/// its path length.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MazePart {
     /// `s`, `l`, `r` or `b`.

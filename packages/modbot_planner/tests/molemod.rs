@@ -287,3 +287,55 @@ fn support_and_connectivity_options() {
     assert!(!connected(&GridState::parse("1 0 1", "g").unwrap()));
     assert!(!supported(&GridState::parse("1 0\n0 1", "g").unwrap()));
 }
+
+/// Seed 004, Tables 3.1 and 3.2 (planning time against the number of robots), as trends on
+/// our task families (the seed's tasks are drawings it does not hold; spec §6, T2 and T3).
+/// Effort is counted in successors generated, not wall time (a test does not time; the
+/// source's task 6 times go 35.64, 1212.75, 4390.14, 4000.69, 706.35, 22.48 ms for 1–6
+/// robots: ×34, ×123, ×112, ×19.8, ×0.63; Table 3.2 ×279, ×500, ×3262 for 2–4).
+/// Asserted on a 6-module row rebuilt into stairs and into an L: 2–4 robots take ×10 to
+/// ×1000 the one-robot effort, and with a robot in every module it falls below a fifth of
+/// its peak again (the seed: with most blocks holding robots there is little room to move).
+#[test]
+fn molemod_effort_rises_with_robots_and_falls_when_robots_fill_the_modules() {
+    let source = [35.64, 1212.75, 4390.14, 4000.69, 706.35, 22.48];
+    for fam in ["row_to_stairs", "row_to_l"] {
+        let effort: Vec<f64> = (1..=6)
+            .map(|robots| {
+                let (initial, goal) = family(fam, 6, robots).unwrap();
+                let task = Task::new(initial, goal, Options::default()).unwrap();
+                let p = plan(&task, None, &never).unwrap_or_else(|e| panic!("{fam} {robots}: {e}"));
+                p.stats.generated as f64
+            })
+            .collect();
+        for (k, (e, s)) in effort.iter().zip(source).enumerate() {
+            eprintln!(
+                "  {fam}, {} robots: ours ×{:.2} ({e} generated); source task 6 ×{:.2}",
+                k + 1,
+                e / effort[0],
+                s / source[0]
+            );
+        }
+        for k in 1..4 {
+            let ratio = effort[k] / effort[0];
+            assert!((10.0..=1000.0).contains(&ratio), "{fam}, {} robots: ×{ratio}", k + 1);
+        }
+        let peak = effort.iter().copied().fold(0.0, f64::max);
+        assert!(effort[5] < peak / 5.0, "{fam}: falls again: {effort:?}");
+    }
+}
+
+/// The families refuse what they cannot build, naming it.
+#[test]
+fn molemod_families_refuse_bad_requests() {
+    for (name, size, robots, says) in [
+        ("row_to_ring", 6, 1, "family 'row_to_ring'"),
+        ("row_to_l", 2, 1, "size 2"),
+        ("row_to_l", 6, 0, "robots 0"),
+        ("row_to_l", 6, 7, "robots 7"),
+        ("row_to_l", 300, 1, "grid 300"),
+    ] {
+        let e = family(name, size, robots).expect_err(name).to_string();
+        assert!(e.contains(says), "{name} {size} {robots}: {e}");
+    }
+}

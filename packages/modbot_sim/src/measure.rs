@@ -22,8 +22,15 @@ pub struct Sample {
     pub point: [f64; 2],
     /// Heading of the tail→head vector (or of the root link), rad, unwrapped.
     pub heading: f64,
-    /// Roll of the tail module about its own axis, rad, unwrapped.
+    /// Roll of the tail module's up axis about the tail→head axis, from upright, rad,
+    /// unwrapped (a full turn per cycle when the chain rolls).
     pub roll: f64,
+    /// Origin of the middle link ([`Simulator::middle_pose`]: a chain's central module), m.
+    pub middle: [f64; 3],
+    /// Roll of the middle link about its own long (x) axis, rad, unwrapped: the
+    /// inclination of the body where it is, free of the pitch and yaw of the wave (the
+    /// tail→head roll above also sees a curved body's pitching tail as roll).
+    pub middle_roll: f64,
     /// Joint targets, rad.
     pub targets: Vec<f64>,
     /// Joint angles, rad.
@@ -203,12 +210,19 @@ impl Recorder {
         };
         let heading = unwrap(last.map(|s| s.heading), raw_heading);
         let roll = unwrap(last.map(|s| s.roll), roll_raw);
+        let mid = sim.middle_pose();
+        // Roll about the link's own x axis: the angle of its y axis out of the horizontal
+        // plane, against its z axis (ZYX Euler roll; pitch and yaw do not enter).
+        let r = mid.rotation.to_rotation_matrix();
+        let middle_roll = unwrap(last.map(|s| s.middle_roll), r[(2, 1)].atan2(r[(2, 2)]));
         let sample = Sample {
             t: sim.time(),
             com: [c.x, c.y, c.z],
             point: [p.x, p.y],
             heading,
             roll,
+            middle: mid.translation.vector.into(),
+            middle_roll,
             targets: targets.to_vec(),
             angles: sim.joint_positions(),
         };

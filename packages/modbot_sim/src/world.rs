@@ -273,6 +273,9 @@ struct RobotInfo {
     /// (link, point in that link's frame).
     tail: (usize, Point3<f64>),
     head: (usize, Point3<f64>),
+    /// The link half way along the joint list (the chain's central module: the limbless
+    /// thesis follows it in Exp. 24 and 33).
+    middle: usize,
     /// Force sensors: name and the layout link they measure (the fixed joint's child).
     force_sensors: Vec<(String, usize)>,
 }
@@ -503,6 +506,10 @@ impl Simulator {
                 root_link: link(model.root),
                 tail: (link(model.root), Point3::origin()),
                 head: (link(last), head_local),
+                middle: model
+                    .joints
+                    .get(model.joints.len() / 2)
+                    .map_or(link(model.root), |j| link(j.child)),
                 force_sensors: robot
                     .force_sensors
                     .iter()
@@ -878,6 +885,12 @@ impl Simulator {
     pub fn ends_of(&self, robot: usize) -> (Point3<f64>, Point3<f64>) {
         let r = &self.robots[robot];
         (self.link_pose(r.tail.0) * r.tail.1, self.link_pose(r.head.0) * r.head.1)
+    }
+
+    /// Pose of the first robot's middle link: the child of the joint half way along its
+    /// joint list (for a modbot chain the central module; the root link if it has no joints).
+    pub fn middle_pose(&self) -> Isometry3<f64> {
+        self.link_pose(self.robots[0].middle)
     }
 
     /// Pose of the first robot's URDF root link (the tail module's back half for modbot

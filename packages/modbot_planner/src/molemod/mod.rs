@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod error;
+pub mod families;
 pub mod grid;
 pub mod heuristic;
 pub mod search;
@@ -11,6 +12,7 @@ pub mod task;
 
 pub use actions::{Action, JointStep};
 pub use error::MoleError;
+pub use families::{FAMILIES, family};
 pub use grid::GridState;
 pub use search::{Plan, SearchStats, check_plan, plan};
 pub use task::{Costs, HeuristicKind, MAX_ACTION_COST, Options, ShiftSupport, StepPenalty, Task};
