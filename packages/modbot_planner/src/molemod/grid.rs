@@ -31,7 +31,7 @@ pub enum Cell {
 impl GridState {
     /// An empty grid.
     pub fn empty(rows: usize, cols: usize) -> Result<GridState, MoleError> {
-        if rows == 0 || cols == 0 || rows * cols > MAX_CELLS || rows > 255 || cols > 255 {
+        if rows == 0 || cols == 0 || rows > 255 || cols > 255 || rows * cols > MAX_CELLS {
             return Err(MoleError::InvalidTask(format!(
                 "grid {rows} × {cols}: need at least one cell and at most {MAX_CELLS}"
             )));
