@@ -7,10 +7,11 @@ use modbot_core::{ModuleCatalog, Scenario, Topology};
 use modbot_gaits::GaitLibrary;
 use modbot_gaits::GaitPlayer;
 use modbot_gaits::predict;
-use modbot_sim::{Report, RunPlan, SimRobot, SimSettings, Simulator, run_controller_streaming, run_gait};
+use modbot_sim::{Report, RunPlan, SimRobot, SimSettings, Simulator, run_controller_streaming};
 
-const L: f64 = 0.072;
-const H: f64 = 0.052;
+mod common;
+
+use common::{H, L, run_gait_on_flat};
 
 fn run(robot: &str, gait: &str, set: &[(&str, f64)], cycles: usize) -> Report {
     run_at(robot, gait, set, cycles, RunPlan::default().control_rate_hz).unwrap()
@@ -18,38 +19,7 @@ fn run(robot: &str, gait: &str, set: &[(&str, f64)], cycles: usize) -> Report {
 
 /// [`run`] with the control loop at `rate_hz`.
 fn run_at(robot: &str, gait: &str, set: &[(&str, f64)], cycles: usize, rate_hz: f64) -> modbot_sim::Result<Report> {
-    let cat = ModuleCatalog::builtin();
-    let topo = Topology::from_spec(&robot.parse().unwrap(), &cat).unwrap();
-    let lib = GaitLibrary::builtin();
-    let set: Vec<(String, f64)> = set.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    let built = lib.build(gait, &topo, &set).unwrap();
-    let scenario = Scenario::from_yaml("name: flat\n", "flat").unwrap();
-    let robot_model = SimRobot::from_topology(&topo).unwrap();
-    let mut sim = Simulator::new(&robot_model, &scenario, SimSettings::for_scenario(&scenario)).unwrap();
-    let plan = RunPlan {
-        cycles,
-        control_rate_hz: rate_hz,
-        ..RunPlan::default()
-    };
-    let speeds = robot_model.max_speeds();
-    let out = run_gait(
-        &mut sim,
-        Box::new(built.generator),
-        lib.transition,
-        speeds,
-        plan,
-        topo.len() as f64 * L,
-        &mut |_, _| {},
-    )?;
-    let r = out.report;
-    eprintln!(
-        "{robot} {gait} {set:?}: step ({:+.2}, {:+.2}) cm/cycle, heading {:+.2} deg/cycle, roll {:+.1} deg/cycle",
-        r.step_x_m * 100.0,
-        r.step_y_m * 100.0,
-        r.heading_change_deg,
-        r.roll_per_cycle_deg
-    );
-    Ok(r)
+    run_gait_on_flat(robot, gait, set, cycles, rate_hz).map(|out| out.report)
 }
 
 /// Issue 18: the control rate does not change what is measured. Physics runs until the

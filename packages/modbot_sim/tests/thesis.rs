@@ -6,13 +6,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
 
-use modbot_core::{ModuleCatalog, Scenario, Topology};
-use modbot_gaits::GaitLibrary;
-use modbot_gaits::predict;
-use modbot_sim::{Report, RunPlan, Sample, SimRobot, SimSettings, Simulator, run_gait};
+mod common;
 
-const L: f64 = 0.072;
-const H: f64 = 0.052;
+use common::{H, L, run_gait_on_flat};
+use modbot_gaits::predict;
+use modbot_sim::{Report, RunPlan, Sample};
 
 /// A run: the report and the samples of the measured cycles (after the warm-up).
 struct Run {
@@ -20,52 +18,14 @@ struct Run {
     measured: Vec<Sample>,
 }
 
-fn run_on(robot: &str, gait: &str, set: &[(&str, f64)], cycles: usize, rapier: bool) -> Run {
-    let cat = ModuleCatalog::builtin();
-    let topo = Topology::from_spec(&robot.parse().unwrap(), &cat).unwrap();
-    let lib = GaitLibrary::builtin();
-    let set: Vec<(String, f64)> = set.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    let built = lib
-        .build(gait, &topo, &set)
+fn run(robot: &str, gait: &str, set: &[(&str, f64)], cycles: usize) -> Run {
+    let out = run_gait_on_flat(robot, gait, set, cycles, RunPlan::default().control_rate_hz)
         .unwrap_or_else(|e| panic!("{robot} {gait} {set:?}: {e}"));
-    let scenario = Scenario::from_yaml("name: flat\n", "flat").unwrap();
-    let model = SimRobot::from_topology(&topo).unwrap();
-    let settings = if rapier {
-        SimSettings::rapier(&scenario)
-    } else {
-        SimSettings::for_scenario(&scenario)
-    };
-    let mut sim = Simulator::new(&model, &scenario, settings).unwrap();
-    let plan = RunPlan {
-        cycles,
-        ..RunPlan::default()
-    };
-    let out = run_gait(
-        &mut sim,
-        Box::new(built.generator),
-        lib.transition,
-        model.max_speeds(),
-        plan,
-        topo.len() as f64 * L,
-        &mut |_, _| {},
-    )
-    .unwrap_or_else(|e| panic!("{robot} {gait} {set:?}: {e}"));
     let r = out.report;
     let t0 = r.warmup_cycles as f64 * r.period_s - 1e-9;
     let measured: Vec<Sample> = out.samples.into_iter().filter(|s| s.t >= t0).collect();
     assert!(measured.len() > 100 * cycles, "every tick kept: {}", measured.len());
-    eprintln!(
-        "  {robot} {gait} {set:?}: step ({:+.2}, {:+.2}) cm/cycle, heading {:+.1} deg/cycle, roll {:+.1} deg/cycle",
-        r.step_x_m * 100.0,
-        r.step_y_m * 100.0,
-        r.heading_change_deg,
-        r.roll_per_cycle_deg
-    );
     Run { report: r, measured }
-}
-
-fn run(robot: &str, gait: &str, set: &[(&str, f64)], cycles: usize) -> Run {
-    run_on(robot, gait, set, cycles, false)
 }
 
 /// The fastest fall of the CoM over 50 ms, m/s (an abrupt tip shows as a fast fall).
