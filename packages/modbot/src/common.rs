@@ -2,7 +2,7 @@
 //! exit codes and writing to standard output. It imports no command, so the commands and
 //! the dispatcher never import each other in a circle.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use modbot_app::AppError;
@@ -172,4 +172,35 @@ pub fn emit(data: impl AsRef<[u8]>) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => r.context("writing to standard output"),
     }
+}
+
+/// The folder a run writes into, never one holding an earlier run unless `force`: `base`
+/// itself when it does not exist or is empty; when the user named it (`named`), an error
+/// saying so; otherwise the first free `base-2`, `base-3`, ….
+pub fn fresh_dir(base: &Path, named: bool, force: bool) -> Result<PathBuf> {
+    let used = |p: &Path| p.read_dir().map(|mut d| d.next().is_some()).unwrap_or(p.exists());
+    if force || !used(base) {
+        return Ok(base.to_path_buf());
+    }
+    if named {
+        return Err(BadInput(format!(
+            "{} already holds files: give another folder, or --force to overwrite them",
+            base.display()
+        ))
+        .into());
+    }
+    let name = base
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (2..10_000)
+        .map(|k| base.with_file_name(format!("{name}-{k}")))
+        .find(|p| !used(p))
+        .ok_or_else(|| {
+            BadInput(format!(
+                "{}-2 … -9999 are all taken: clear some, or --force",
+                base.display()
+            ))
+            .into()
+        })
 }

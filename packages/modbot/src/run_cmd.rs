@@ -11,7 +11,7 @@ use modbot_app::{ControllerSpec, EvalOptions, evaluate_streaming, load_robot, lo
 use modbot_sim::{Engine, Report, RunPlan, Sample};
 use serde_json::json;
 
-use crate::common::{BadInput, ConfigArgs, parse_set};
+use crate::common::{BadInput, ConfigArgs, fresh_dir, parse_set};
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -46,9 +46,13 @@ pub struct RunArgs {
     /// (the wheel-foot robots: worlds/wheelfoot_mu1.yaml, terrain μ = 1.0 multiplied).
     #[arg(long, value_name = "FILE")]
     pub world: Option<PathBuf>,
-    /// Run folder (default runs/<robot>_<gait>).
+    /// Run folder (default runs/<robot>_<gait>, or runs/<robot>_<gait>-2, -3, … when that
+    /// holds an earlier run). A named folder that holds files is refused without --force.
     #[arg(long, short, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Overwrite the run folder's files instead of refusing (--out) or numbering (default).
+    #[arg(long)]
+    pub force: bool,
     /// Control rate, Hz.
     #[arg(long, default_value_t = 100.0, value_parser = crate::common::control_rate)]
     pub rate: f64,
@@ -116,7 +120,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
     // holds only what the measurement needs. Without --out the folder is named after the
     // controller the run builds: the file is written beside it and moved in at the end.
     let (dir, csv_path) = match &args.out {
-        Some(dir) => (Some(dir.clone()), dir.join("trajectory.csv")),
+        Some(dir) => {
+            let dir = fresh_dir(dir, true, args.force)?;
+            let csv = dir.join("trajectory.csv");
+            (Some(dir), csv)
+        }
         None => (
             None,
             PathBuf::from(format!("runs/.trajectory-{}.csv", std::process::id())),
@@ -180,7 +188,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let dir = match dir {
         Some(d) => d,
         None => {
-            let d = PathBuf::from(format!("runs/{}_{}", robot.name, eval.controller));
+            let d = fresh_dir(
+                &PathBuf::from(format!("runs/{}_{}", robot.name, eval.controller)),
+                false,
+                args.force,
+            )?;
             std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
             let to = d.join("trajectory.csv");
             std::fs::rename(&csv_path, &to).with_context(|| format!("moving the trajectory to {}", to.display()))?;
@@ -198,7 +210,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
         "robot_name": robot.name,
         "controller": eval.controller,
         "params": eval.params,
-        "notes": eval.notes,
+        "status": eval.report.status,
+        "notes": eval.notes.iter().chain(&eval.report.findings).collect::<Vec<_>>(),
         "world": world.name,
         "seed": args.seed,
         "engine": eval.engine.to_string(),
@@ -292,6 +305,10 @@ fn summary_table(r: &Report, rtf: f64, engine: Engine, measured_cycles: bool) ->
     ];
     for (k, v) in rows {
         let _ = writeln!(t, "  {k:<22} {v}");
+    }
+    let _ = writeln!(t, "  {:<22} {}", "status", r.status);
+    for f in &r.findings {
+        let _ = writeln!(t, "  ! {f}");
     }
     t
 }

@@ -2,13 +2,14 @@
 //! a heat map (the source's step-vs-(A, Δφ) plots).
 
 use std::fmt::Write as _;
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use modbot_app::{Axis, EvalOptions, load_robot, load_world_for, sweep};
 use modbot_sim::{Engine, RunPlan};
 
-use crate::common::{BadInput, ConfigArgs, emit, parse_set};
+use crate::common::{BadInput, ConfigArgs, emit, fresh_dir, parse_set};
 
 #[derive(Debug, clap::Args)]
 pub struct SweepArgs {
@@ -43,9 +44,13 @@ pub struct SweepArgs {
     /// World (scenario .yaml or generated .sdf).
     #[arg(long, value_name = "FILE")]
     pub world: Option<PathBuf>,
-    /// Output folder (default runs/sweep_<robot>_<gait>).
+    /// Output folder (default runs/sweep_<robot>_<gait>, numbered -2, -3, … when that holds
+    /// an earlier sweep). A named folder that holds files is refused without --force.
     #[arg(long, short, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Overwrite the output folder's files instead of refusing (--out) or numbering.
+    #[arg(long)]
+    pub force: bool,
     /// No progress output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -78,6 +83,16 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         ..EvalOptions::default()
     };
     let quiet = args.quiet;
+    // Decided before the points run, so a refused folder costs nothing.
+    let dir = match &args.out {
+        Some(d) => fresh_dir(d, true, args.force)?,
+        None => fresh_dir(
+            &PathBuf::from(format!("runs/sweep_{}_{}", args.robot.replace(':', "_"), args.gait)),
+            false,
+            args.force,
+        )?,
+    };
+    let terminal = std::io::stderr().is_terminal();
     let points = sweep(
         &robot,
         &args.gait,
@@ -87,16 +102,20 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         &world,
         &options,
         &mut |done, total| {
-            if !quiet {
+            if quiet {
+            } else if terminal {
                 eprint!("\r{done} of {total} points");
+            } else {
+                eprintln!("{done} of {total} points");
             }
         },
     )?;
     let mut table = format!(
-        "{},{},step_x_m,step_y_m,heading_change_deg,roll_per_cycle_deg,status\n",
+        "{},{},step_x_m,step_y_m,heading_change_deg,roll_per_cycle_deg,status,notes\n",
         x.key, y.key
     );
     let mut grid = vec![vec![f64::NAN; x.values.len()]; y.values.len()];
+    let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for (k, p) in points.iter().enumerate() {
         let (iy, ix) = (k / x.values.len(), k % x.values.len());
         match &p.result {
@@ -107,25 +126,24 @@ pub fn run(args: &SweepArgs) -> Result<()> {
                     "heading" => r.heading_change_deg,
                     _ => r.step_x_m * 100.0,
                 };
+                let notes = csv_field(&r.findings.join("; "));
                 let _ = writeln!(
                     table,
-                    "{},{},{},{},{},{},ok",
-                    p.x, p.y, r.step_x_m, r.step_y_m, r.heading_change_deg, r.roll_per_cycle_deg
+                    "{},{},{},{},{},{},{},{notes}",
+                    p.x, p.y, r.step_x_m, r.step_y_m, r.heading_change_deg, r.roll_per_cycle_deg, r.status
                 );
+                *counts.entry(r.status.to_string()).or_insert(0) += 1;
             }
             Err(e) => {
-                let msg = e.replace([',', '\n'], ";");
-                let _ = writeln!(table, "{},{},nan,nan,nan,nan,{msg}", p.x, p.y);
+                let msg = csv_field(e);
+                let _ = writeln!(table, "{},{},nan,nan,nan,nan,refused,{msg}", p.x, p.y);
+                *counts.entry("refused".to_string()).or_insert(0) += 1;
             }
         }
     }
-    if !args.quiet {
+    if !args.quiet && terminal {
         eprintln!();
     }
-    let dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("runs/sweep_{}_{}", args.robot.replace(':', "_"), args.gait)));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join("table.csv"), &table).with_context(|| format!("writing {}", dir.display()))?;
     let unit = if args.metric == "heading" {
@@ -141,7 +159,17 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         &grid,
         (&x.key, &y.key),
     )?;
-    emit(&table)?;
-    eprintln!("wrote {}/table.csv and heatmap.png", dir.display());
+    let counts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    emit(format!(
+        "{} points: {}\nwrote {}/table.csv and heatmap.png\n",
+        points.len(),
+        counts.join(", "),
+        dir.display()
+    ))?;
     Ok(())
+}
+
+/// A free-text CSV field: quoted, its quotes doubled (RFC 4180), on one line.
+fn csv_field(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\"").replace('\n', " "))
 }

@@ -364,6 +364,108 @@ fn run_writes_the_run_folder() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(left, ["pp_8_caterpillar"], "{left:?}");
+    // A second run never overwrites the first: it takes the next numbered folder.
+    let o = Command::new(env!("CARGO_BIN_EXE_modbot"))
+        .args(["run", "--cycles", "1", "--warmup", "0", "--quiet"])
+        .current_dir(&cwd)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("run folder: runs/pp_8_caterpillar-2 "),
+        "{}",
+        stdout(&o)
+    );
+    assert!(cwd.join("runs/pp_8_caterpillar-2/summary.json").exists());
+}
+
+/// Issue 20: the caterpillar on the obstacle course moves four cycles and is stuck at the
+/// obstacle from then on; the summary says so (status and a note) instead of reporting only
+/// the mean step, and a named folder holding that run is not overwritten without --force.
+#[test]
+fn run_reports_a_caterpillar_stuck_at_the_obstacle_and_keeps_earlier_runs() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let world = root.join("worlds/obstacle_course.yaml");
+    let dir = scratch("run_stuck");
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = [
+        "run",
+        "--world",
+        world.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ];
+    let o = modbot(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = stdout(&o);
+    assert!(table.contains("status                 stalled"), "{table}");
+    assert!(table.contains("! stalled: no progress from cycle 8 on"), "{table}");
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "stalled");
+    assert_eq!(summary["report"]["status"], "stalled");
+    let notes = summary["notes"].as_array().unwrap();
+    assert!(
+        notes.iter().any(|n| n.as_str().unwrap().starts_with("stalled: ")),
+        "{notes:?}"
+    );
+    // On flat ground the same gait is ok.
+    let flat = scratch("run_flat_ok");
+    let _ = std::fs::remove_dir_all(&flat);
+    let o = modbot(&["run", "--quiet", "--cycles", "4", "--out", flat.to_str().unwrap()]);
+    assert!(stdout(&o).contains("status                 ok"), "{}", stdout(&o));
+    // The named folder now holds a run: refused, then overwritten on request.
+    let again = modbot(&args);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(stderr(&again).contains("already holds files"), "{}", stderr(&again));
+    let mut forced = args.to_vec();
+    forced.push("--force");
+    assert!(modbot(&forced).status.success());
+}
+
+/// Issue 20: the cells of a sweep where the caterpillar flips over (A = 50 and 60 at
+/// Δφ = 30 on pp:8) say so in the table's status and notes and in the count on stdout;
+/// off a terminal the progress comes a line per point on stderr.
+#[test]
+fn sweep_reports_the_cells_where_the_robot_rolls_over() {
+    let dir = scratch("sweep_flips");
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = modbot(&[
+        "sweep",
+        "--x",
+        "A=50:60:10",
+        "--y",
+        "dphi=30:60:30",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1 of 4 points\n2 of 4 points\n"), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("4 points: 2 ok, 2 rolled_over\n"),
+        "{}",
+        stdout(&o)
+    );
+    let table = std::fs::read_to_string(dir.join("table.csv")).unwrap();
+    let status: Vec<(String, String)> = table
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (format!("{},{}", f[0], f[1]), f[6].to_string())
+        })
+        .collect();
+    assert_eq!(
+        status,
+        [
+            ("50,30".to_string(), "rolled_over".to_string()),
+            ("60,30".into(), "rolled_over".into()),
+            ("50,60".into(), "ok".into()),
+            ("60,60".into(), "ok".into())
+        ],
+        "{table}"
+    );
+    assert!(table.contains("\"rolled over: the body had turned"), "{table}");
 }
 
 /// The rapier engine is one flag away and measures the same gait alike; the benchmark
@@ -413,6 +515,7 @@ fn rapier_engine_and_bench() {
 fn run_takes_worlds_and_refuses_bad_ones() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let dir = scratch("run_maze");
+    let _ = std::fs::remove_dir_all(&dir);
     let sdf = root.join("worlds/maze_sls.sdf");
     let o = modbot(&[
         "run",
@@ -448,7 +551,7 @@ fn run_takes_worlds_and_refuses_bad_ones() {
         "--world",
         bad.to_str().unwrap(),
         "-o",
-        dir.to_str().unwrap(),
+        scratch("run_inside_rock").to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("rock"), "{}", stderr(&o));
@@ -461,6 +564,7 @@ fn run_takes_worlds_and_refuses_bad_ones() {
 #[test]
 fn sweep_writes_table_and_heatmap() {
     let dir = scratch("sweep");
+    let _ = std::fs::remove_dir_all(&dir);
     let o = modbot(&[
         "sweep",
         "-r",
@@ -681,6 +785,7 @@ fn bad_robot_files_are_refused_by_name() {
             "--cycles",
             "1",
             "--quiet",
+            "--force",
             "--out",
             scratch("bad_robot_run").to_str().unwrap(),
         ]);
@@ -879,6 +984,7 @@ fn search_is_seeded_resumable_and_its_best_runs() {
     let best = summary["best"]["fitness"].as_f64().unwrap();
     let gaits = d1.join("best.yaml");
     let rd = scratch("search_best_run");
+    let _ = std::fs::remove_dir_all(&rd);
     let o = modbot(&[
         "run",
         "--gaits",
@@ -938,6 +1044,7 @@ fn search_is_seeded_resumable_and_its_best_runs() {
         .collect();
     assert_eq!(genes, ["r", "l", "swing_deg"]);
     let rq = scratch("search_trot_run");
+    let _ = std::fs::remove_dir_all(&rq);
     let mut args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
     args.extend(["-o", rq.to_str().unwrap()]);
     let o = modbot(&args);

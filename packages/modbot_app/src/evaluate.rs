@@ -119,8 +119,10 @@ pub fn evaluate_streaming(
         sink,
         modbot_sim::MAX_KEPT_SAMPLES,
     )?;
+    let mut report = out.report;
+    report.assess(modbot_gaits::library::rolls_by_design(&built.name));
     Ok(Evaluation {
-        report: out.report,
+        report,
         samples: out.samples,
         controller: built.name,
         params: built.params,

@@ -541,6 +541,13 @@ fn pitch_yaw(v: &Values, r: &RobotInfo, notes: &mut Vec<String>) -> Result<Contr
     ))
 }
 
+/// Whether the gait `name` moves by rolling the body about its long axis (lateral rolling,
+/// the PYP's rolling, and the general H2 gait, whose points include rolling): a run's
+/// roll-over check does not apply to them (decision record 0038).
+pub fn rolls_by_design(name: &str) -> bool {
+    matches!(name, "rolling" | "pyp_rolling" | "pitch_yaw")
+}
+
 /// Every gait, in the order of the source's master table, then the general H2 gait.
 pub static GAITS: &[GaitDef] = &[
     GaitDef {

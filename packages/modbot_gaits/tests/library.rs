@@ -276,3 +276,16 @@ fn every_py_and_pyp_preset_is_a_point_of_pitch_yaw() {
         g.notes
     );
 }
+
+/// The gaits a run's roll-over check leaves alone (record 0038) exist, and none other rolls
+/// by design.
+#[test]
+fn rolling_gaits_are_named_gaits() {
+    let rolling: Vec<&str> = GAITS
+        .iter()
+        .map(|g| g.name)
+        .filter(|n| modbot_gaits::library::rolls_by_design(n))
+        .collect();
+    assert_eq!(rolling, ["rolling", "pyp_rolling", "pitch_yaw"]);
+    assert!(!modbot_gaits::library::rolls_by_design("flapping"));
+}

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod assess;
 mod convert;
 mod dock;
 pub mod error;
@@ -13,10 +14,11 @@ pub mod run;
 pub mod sensors;
 pub mod world;
 
+pub use assess::RunStatus;
 pub use dock::{DockFit, DockTolerance, Port};
 pub use error::{Result, SimError};
 pub use layout::StartPose;
-pub use measure::{MAX_KEPT_SAMPLES, Recorder, Report, Sample};
+pub use measure::{Boundary, CycleStep, MAX_KEPT_SAMPLES, Recorder, Report, Sample};
 pub use robot::{Drive, Servo, SimRobot};
 pub use run::{
     MAX_CONTROL_RATE_HZ, RunOutput, RunPlan, is_control_rate, run_controller, run_controller_streaming, run_gait,

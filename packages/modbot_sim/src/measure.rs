@@ -7,6 +7,7 @@ use nalgebra::Point3;
 use crate::world::{Reference, heading_of};
 use serde::Serialize;
 
+use crate::assess::RunStatus;
 use crate::error::{Result, SimError};
 use crate::world::Simulator;
 
@@ -31,6 +32,11 @@ pub struct Sample {
     /// inclination of the body where it is, free of the pitch and yaw of the wave (the
     /// tail→head roll above also sees a curved body's pitching tail as roll).
     pub middle_roll: f64,
+    /// Roll about its own long axis, rad, unwrapped, of the link the run's roll-over check
+    /// follows: the middle link of a robot measured at its CoM (a chain's central module:
+    /// `middle_roll`), the base of one measured at its base (the wheel-foot robots, whose
+    /// middle link may be a wheel).
+    pub body_roll: f64,
     /// Joint targets, rad.
     pub targets: Vec<f64>,
     /// Joint angles, rad.
@@ -215,6 +221,13 @@ impl Recorder {
         // plane, against its z axis (ZYX Euler roll; pitch and yaw do not enter).
         let r = mid.rotation.to_rotation_matrix();
         let middle_roll = unwrap(last.map(|s| s.middle_roll), r[(2, 1)].atan2(r[(2, 2)]));
+        let body_roll = match sim.reference() {
+            Reference::Com => middle_roll,
+            Reference::Base => {
+                let b = sim.root_pose().rotation.to_rotation_matrix();
+                unwrap(last.map(|s| s.body_roll), b[(2, 1)].atan2(b[(2, 2)]))
+            }
+        };
         let sample = Sample {
             t: sim.time(),
             com: [c.x, c.y, c.z],
@@ -223,6 +236,7 @@ impl Recorder {
             roll,
             middle: mid.translation.vector.into(),
             middle_roll,
+            body_roll,
             targets: targets.to_vec(),
             angles: sim.joint_positions(),
         };
@@ -279,7 +293,16 @@ impl Recorder {
             spread.merge(seg);
         }
         let step = (dx * dx + dy * dy).sqrt() / n;
-        Ok(Report {
+        let first = &self.marks[0].1;
+        let boundaries = self.marks[..=warmup + cycles]
+            .iter()
+            .map(|(at, s)| Boundary {
+                t_s: *at,
+                com_height_m: s.com[2],
+                body_roll_deg: (s.body_roll - first.body_roll).to_degrees(),
+            })
+            .collect();
+        let mut report = Report {
             period_s: period,
             warmup_cycles: warmup,
             cycles,
@@ -296,8 +319,24 @@ impl Recorder {
             speed_body_lengths_per_cycle: step / body_length,
             speed_m_s: step / period,
             per_cycle,
-        })
+            boundaries,
+            status: RunStatus::Ok,
+            findings: Vec::new(),
+        };
+        report.assess(false);
+        Ok(report)
     }
+}
+
+/// The robot's state at a cycle boundary (warm-up included), for the run's assessment.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Boundary {
+    /// Time since the first boundary, s.
+    pub t_s: f64,
+    /// CoM height, m.
+    pub com_height_m: f64,
+    /// The body's roll about its own long axis since the start ([`Sample::body_roll`]), deg.
+    pub body_roll_deg: f64,
 }
 
 /// Displacement over one cycle.
@@ -351,4 +390,10 @@ pub struct Report {
     pub speed_m_s: f64,
     /// Every measured cycle.
     pub per_cycle: Vec<CycleStep>,
+    /// Every cycle boundary from the start, the warm-up's included.
+    pub boundaries: Vec<Boundary>,
+    /// What the run did beyond its mean step ([`Report::assess`]).
+    pub status: RunStatus,
+    /// What set the status, a sentence each (empty when `ok`).
+    pub findings: Vec<String>,
 }
