@@ -177,10 +177,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         },
         &mut sink,
     )
+    // A failed run leaves nothing behind, so the same command can be given again.
     .inspect_err(|_| {
-        if dir.is_none() {
-            let _ = std::fs::remove_file(&csv_path);
-        }
+        let _ = std::fs::remove_file(&csv_path);
     })?;
     let wall = started.elapsed().as_secs_f64();
     csv.flush().with_context(|| format!("writing {}", csv_path.display()))?;

@@ -136,8 +136,8 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             }
             Err(e) => {
                 let msg = csv_field(e);
-                let _ = writeln!(table, "{},{},nan,nan,nan,nan,refused,{msg}", p.x, p.y);
-                *counts.entry("refused".to_string()).or_insert(0) += 1;
+                let _ = writeln!(table, "{},{},nan,nan,nan,nan,error,{msg}", p.x, p.y);
+                *counts.entry("error".to_string()).or_insert(0) += 1;
             }
         }
     }
@@ -171,5 +171,5 @@ pub fn run(args: &SweepArgs) -> Result<()> {
 
 /// A free-text CSV field: quoted, its quotes doubled (RFC 4180), on one line.
 fn csv_field(text: &str) -> String {
-    format!("\"{}\"", text.replace('"', "\"\"").replace('\n', " "))
+    format!("\"{}\"", text.replace('"', "\"\"").replace(['\n', '\r'], " "))
 }

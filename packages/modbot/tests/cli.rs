@@ -379,8 +379,8 @@ fn run_writes_the_run_folder() {
     assert!(cwd.join("runs/pp_8_caterpillar-2/summary.json").exists());
 }
 
-/// Issue 20: the caterpillar on the obstacle course moves four cycles and is stuck at the
-/// obstacle from then on; the summary says so (status and a note) instead of reporting only
+/// Issue 20: the caterpillar on the obstacle course moves for its first cycles and is stuck
+/// at the obstacle from cycle 8 on; the summary says so (status and a note) instead of reporting only
 /// the mean step, and a named folder holding that run is not overwritten without --force.
 #[test]
 fn run_reports_a_caterpillar_stuck_at_the_obstacle_and_keeps_earlier_runs() {
@@ -423,11 +423,11 @@ fn run_reports_a_caterpillar_stuck_at_the_obstacle_and_keeps_earlier_runs() {
     assert!(modbot(&forced).status.success());
 }
 
-/// Issue 20: the cells of a sweep where the caterpillar flips over (A = 50 and 60 at
-/// Δφ = 30 on pp:8) say so in the table's status and notes and in the count on stdout;
+/// Issue 20: the cells of a sweep where the caterpillar flips over end over end (A = 50 and
+/// 60 at Δφ = 30 on pp:8: its modules stand on end and turn upside down) say so in the table's status and notes and in the count on stdout;
 /// off a terminal the progress comes a line per point on stderr.
 #[test]
-fn sweep_reports_the_cells_where_the_robot_rolls_over() {
+fn sweep_reports_the_cells_where_the_robot_overturns() {
     let dir = scratch("sweep_flips");
     let _ = std::fs::remove_dir_all(&dir);
     let o = modbot(&[
@@ -442,7 +442,7 @@ fn sweep_reports_the_cells_where_the_robot_rolls_over() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("1 of 4 points\n2 of 4 points\n"), "{}", stderr(&o));
     assert!(
-        stdout(&o).starts_with("4 points: 2 ok, 2 rolled_over\n"),
+        stdout(&o).starts_with("4 points: 2 ok, 2 overturned\n"),
         "{}",
         stdout(&o)
     );
@@ -458,14 +458,14 @@ fn sweep_reports_the_cells_where_the_robot_rolls_over() {
     assert_eq!(
         status,
         [
-            ("50,30".to_string(), "rolled_over".to_string()),
-            ("60,30".into(), "rolled_over".into()),
+            ("50,30".to_string(), "overturned".to_string()),
+            ("60,30".into(), "overturned".into()),
             ("50,60".into(), "ok".into()),
             ("60,60".into(), "ok".into())
         ],
         "{table}"
     );
-    assert!(table.contains("\"rolled over: the body had turned"), "{table}");
+    assert!(table.contains("\"overturned: the body had turned"), "{table}");
 }
 
 /// The rapier engine is one flag away and measures the same gait alike; the benchmark

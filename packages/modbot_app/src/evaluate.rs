@@ -120,7 +120,13 @@ pub fn evaluate_streaming(
         modbot_sim::MAX_KEPT_SAMPLES,
     )?;
     let mut report = out.report;
-    report.assess(modbot_gaits::library::rolls_by_design(&built.name));
+    // A preset is judged by the gait it runs (py20_rolling rolls as rolling does).
+    let gait = options
+        .library
+        .presets
+        .get(&built.name)
+        .map_or(built.name.as_str(), |p| p.gait.as_str());
+    report.assess(modbot_gaits::library::rolls_by_design(gait));
     Ok(Evaluation {
         report,
         samples: out.samples,

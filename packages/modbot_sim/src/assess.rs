@@ -1,6 +1,6 @@
 //! What a run did beyond its mean step: the per-cycle checks that keep a summary honest
 //! (issue 20; thresholds and their reasons: decision record 0038). A robot stuck at an
-//! obstacle after moving, one that rolled over or fell, or one whose step is still changing
+//! obstacle after moving, one that overturned or fell, or one whose step is still changing
 //! is reported as such, not as its mean.
 
 use serde::Serialize;
@@ -14,9 +14,9 @@ pub const MOVING_TURN_DEG: f64 = 2.0;
 /// A cycle after moving ones stalls when it makes less than this share of their mean
 /// progress, both in distance and in turn.
 pub const STALL_SHARE: f64 = 0.2;
-/// Rolled over: the body (a chain's central module, a robot's base) turned this far about
-/// its own long axis from the start.
-pub const ROLL_OVER_DEG: f64 = 60.0;
+/// Overturned: world up moved this far in the frame of the body (a chain's central or tail
+/// module, a wheel-foot robot's base) since the start: past lying on its side.
+pub const OVERTURN_DEG: f64 = 100.0;
 /// Fell: the CoM ended a cycle this far below its starting height, m …
 pub const FALL_M: f64 = 0.03;
 /// … or by this share of it, whichever is larger.
@@ -25,7 +25,7 @@ pub const FALL_SHARE: f64 = 0.3;
 /// half's by more than this share of the larger.
 pub const UNSTEADY_SHARE: f64 = 0.25;
 
-/// The run's verdict, the most serious finding first: `fell` > `rolled_over` > `stalled` >
+/// The run's verdict, the most serious finding first: `fell` > `overturned` > `stalled` >
 /// `unsteady` > `ok`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -37,8 +37,8 @@ pub enum RunStatus {
     Unsteady,
     /// Cycles with no progress after moving ones (stuck at an obstacle, a wall).
     Stalled,
-    /// The body turned over about its long axis (a gait that is not meant to roll).
-    RolledOver,
+    /// The body turned over, by a roll or end over end (a gait that is not meant to roll).
+    Overturned,
     /// The CoM ended a cycle well below where it started.
     Fell,
 }
@@ -49,7 +49,7 @@ impl std::fmt::Display for RunStatus {
             RunStatus::Ok => "ok",
             RunStatus::Unsteady => "unsteady",
             RunStatus::Stalled => "stalled",
-            RunStatus::RolledOver => "rolled_over",
+            RunStatus::Overturned => "overturned",
             RunStatus::Fell => "fell",
         })
     }
@@ -68,7 +68,7 @@ fn cycle_number(report: &Report, measured: usize) -> usize {
 impl Report {
     /// Checks the cycles and sets [`Report::status`] and [`Report::findings`] afresh.
     /// `rolls_by_design` is true for a gait whose motion is a roll about the body's long
-    /// axis (rolling): its roll is the gait, not a roll-over. [`crate::Recorder::report`]
+    /// axis (rolling): its roll is the gait, not an overturn. [`crate::Recorder::report`]
     /// assesses with `false`; a caller that knows the gait assesses again.
     pub fn assess(&mut self, rolls_by_design: bool) {
         let mut found: Vec<(RunStatus, String)> = Vec::new();
@@ -96,13 +96,13 @@ impl Report {
                 .iter()
                 .enumerate()
                 .skip(1)
-                .find(|(_, b)| !rolls_by_design && b.body_roll_deg.abs() >= ROLL_OVER_DEG);
+                .find(|(_, b)| !rolls_by_design && b.body_tilt_deg >= OVERTURN_DEG);
             if let Some((k, b)) = over {
                 found.push((
-                    RunStatus::RolledOver,
+                    RunStatus::Overturned,
                     format!(
-                        "rolled over: the body had turned {:+.0}° about its long axis by the end of cycle {k}{}",
-                        b.body_roll_deg,
+                        "overturned: the body had turned {:.0}° from upright by the end of cycle {k}{}",
+                        b.body_tilt_deg,
                         if k <= self.warmup_cycles {
                             " (in the warm-up)"
                         } else {
@@ -213,7 +213,7 @@ mod tests {
     use super::*;
     use crate::measure::Boundary;
 
-    fn report(steps: &[(f64, f64)], heights: &[f64], rolls: &[f64]) -> Report {
+    fn report(steps: &[(f64, f64)], heights: &[f64], tilts: &[f64]) -> Report {
         let per_cycle: Vec<CycleStep> = steps
             .iter()
             .map(|&(dx, dh)| CycleStep {
@@ -226,12 +226,12 @@ mod tests {
             .collect();
         let boundaries = heights
             .iter()
-            .zip(rolls)
+            .zip(tilts)
             .enumerate()
             .map(|(k, (&h, &r))| Boundary {
                 t_s: 2.0 * k as f64,
                 com_height_m: h,
-                body_roll_deg: r,
+                body_tilt_deg: r,
             })
             .collect();
         let mut r = Report {
@@ -304,15 +304,15 @@ mod tests {
     }
 
     #[test]
-    fn a_roll_over_counts_unless_the_gait_rolls() {
-        let rolls = [0.0, 5.0, 120.0, 240.0, 360.0, 480.0, 600.0];
-        let mut r = report(&[(0.064, 0.0); 5], &FLAT, &rolls);
-        assert_eq!(r.status, RunStatus::RolledOver);
+    fn an_overturn_counts_unless_the_gait_rolls() {
+        let tilts = [0.0, 5.0, 120.0, 170.0, 60.0, 150.0, 100.0];
+        let mut r = report(&[(0.064, 0.0); 5], &FLAT, &tilts);
+        assert_eq!(r.status, RunStatus::Overturned);
         assert!(r.findings[0].contains("cycle 2 (in the warm-up)"), "{:?}", r.findings);
         r.assess(true);
         assert_eq!(r.status, RunStatus::Ok, "{:?}", r.findings);
-        // A body swinging 20° and back is not over.
-        let r = report(&[(0.064, 0.0); 5], &FLAT, &[0.0, 20.0, -20.0, 20.0, -20.0, 20.0, 0.0]);
+        // A body pitching 70° with the wave, or lying on its side, is not over.
+        let r = report(&[(0.064, 0.0); 5], &FLAT, &[0.0, 70.0, 20.0, 70.0, 90.0, 20.0, 0.0]);
         assert_eq!(r.status, RunStatus::Ok);
     }
 
@@ -322,7 +322,7 @@ mod tests {
         let r = report(
             &[(0.064, 0.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0)],
             &heights,
-            &[0.0, 0.0, 0.0, 90.0, 90.0, 90.0, 90.0],
+            &[0.0, 0.0, 0.0, 110.0, 110.0, 110.0, 110.0],
         );
         assert_eq!(r.status, RunStatus::Fell);
         assert_eq!(r.findings.len(), 3, "{:?}", r.findings);

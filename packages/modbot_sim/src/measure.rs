@@ -32,11 +32,12 @@ pub struct Sample {
     /// inclination of the body where it is, free of the pitch and yaw of the wave (the
     /// tail→head roll above also sees a curved body's pitching tail as roll).
     pub middle_roll: f64,
-    /// Roll about its own long axis, rad, unwrapped, of the link the run's roll-over check
-    /// follows: the middle link of a robot measured at its CoM (a chain's central module:
-    /// `middle_roll`), the base of one measured at its base (the wheel-foot robots, whose
-    /// middle link may be a wheel).
-    pub body_roll: f64,
+    /// How far the body has turned over since the first sample, deg, 0…180: the angle by
+    /// which world up has moved in the frame of a link, the larger over the middle link and
+    /// the base for a robot measured at its CoM (a chain's central and tail modules), the
+    /// base's for one measured at its base (the wheel-foot robots, whose middle link may be
+    /// a wheel). Free of the heading; a roll and a pitch over the top both count.
+    pub body_tilt_deg: f64,
     /// Joint targets, rad.
     pub targets: Vec<f64>,
     /// Joint angles, rad.
@@ -143,6 +144,8 @@ pub struct Recorder {
     segments: Vec<Spread>,
     pending: Spread,
     kept: Thinned,
+    /// World up in the frames of the links the overturn check follows, at the first sample.
+    up0: Option<[nalgebra::Vector3<f64>; 2]>,
 }
 
 impl Default for Recorder {
@@ -159,6 +162,7 @@ impl Recorder {
             marks: Vec::new(),
             segments: Vec::new(),
             pending: Spread::default(),
+            up0: None,
             kept: Thinned {
                 cap: keep.max(2),
                 every: 1,
@@ -221,12 +225,13 @@ impl Recorder {
         // plane, against its z axis (ZYX Euler roll; pitch and yaw do not enter).
         let r = mid.rotation.to_rotation_matrix();
         let middle_roll = unwrap(last.map(|s| s.middle_roll), r[(2, 1)].atan2(r[(2, 2)]));
-        let body_roll = match sim.reference() {
-            Reference::Com => middle_roll,
-            Reference::Base => {
-                let b = sim.root_pose().rotation.to_rotation_matrix();
-                unwrap(last.map(|s| s.body_roll), b[(2, 1)].atan2(b[(2, 2)]))
-            }
+        let z = nalgebra::Vector3::z();
+        let up = [mid.rotation.inverse() * z, sim.root_pose().rotation.inverse() * z];
+        let up0 = *self.up0.get_or_insert(up);
+        let tilt = |k: usize| up[k].dot(&up0[k]).clamp(-1.0, 1.0).acos().to_degrees();
+        let body_tilt_deg = match sim.reference() {
+            Reference::Com => tilt(0).max(tilt(1)),
+            Reference::Base => tilt(1),
         };
         let sample = Sample {
             t: sim.time(),
@@ -236,7 +241,7 @@ impl Recorder {
             roll,
             middle: mid.translation.vector.into(),
             middle_roll,
-            body_roll,
+            body_tilt_deg,
             targets: targets.to_vec(),
             angles: sim.joint_positions(),
         };
@@ -293,13 +298,12 @@ impl Recorder {
             spread.merge(seg);
         }
         let step = (dx * dx + dy * dy).sqrt() / n;
-        let first = &self.marks[0].1;
         let boundaries = self.marks[..=warmup + cycles]
             .iter()
             .map(|(at, s)| Boundary {
                 t_s: *at,
                 com_height_m: s.com[2],
-                body_roll_deg: (s.body_roll - first.body_roll).to_degrees(),
+                body_tilt_deg: s.body_tilt_deg,
             })
             .collect();
         let mut report = Report {
@@ -335,8 +339,8 @@ pub struct Boundary {
     pub t_s: f64,
     /// CoM height, m.
     pub com_height_m: f64,
-    /// The body's roll about its own long axis since the start ([`Sample::body_roll`]), deg.
-    pub body_roll_deg: f64,
+    /// How far the body has turned over since the start ([`Sample::body_tilt_deg`]), deg.
+    pub body_tilt_deg: f64,
 }
 
 /// Displacement over one cycle.
