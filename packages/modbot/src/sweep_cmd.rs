@@ -102,10 +102,9 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         &world,
         &options,
         &mut |done, total| {
-            if quiet {
-            } else if terminal {
+            if !quiet && terminal {
                 eprint!("\r{done} of {total} points");
-            } else {
+            } else if !quiet {
                 eprintln!("{done} of {total} points");
             }
         },

@@ -204,7 +204,8 @@ impl Recorder {
         let o = head - tail;
         // Roll: the tail module's up axis about the tail→head axis, from upright.
         let axis = o.normalize();
-        let up = sim.root_pose().rotation * nalgebra::Vector3::z();
+        let root = sim.root_pose();
+        let up = root.rotation * nalgebra::Vector3::z();
         let reference = nalgebra::Vector3::z() - axis * axis.z;
         let side = axis.cross(&reference);
         let u = up - axis * up.dot(&axis);
@@ -213,10 +214,7 @@ impl Recorder {
         let c = sim.com();
         let (raw_heading, p) = match sim.reference() {
             Reference::Com => (o.y.atan2(o.x), c),
-            Reference::Base => {
-                let base = sim.root_pose();
-                (heading_of(&base), Point3::from(base.translation.vector))
-            }
+            Reference::Base => (heading_of(&root), Point3::from(root.translation.vector)),
         };
         let heading = unwrap(last.map(|s| s.heading), raw_heading);
         let roll = unwrap(last.map(|s| s.roll), roll_raw);
@@ -226,9 +224,9 @@ impl Recorder {
         let r = mid.rotation.to_rotation_matrix();
         let middle_roll = unwrap(last.map(|s| s.middle_roll), r[(2, 1)].atan2(r[(2, 2)]));
         let z = nalgebra::Vector3::z();
-        let up = [mid.rotation.inverse() * z, sim.root_pose().rotation.inverse() * z];
-        let up0 = *self.up0.get_or_insert(up);
-        let tilt = |k: usize| up[k].dot(&up0[k]).clamp(-1.0, 1.0).acos().to_degrees();
+        let world_up = [mid.rotation.inverse() * z, root.rotation.inverse() * z];
+        let up0 = *self.up0.get_or_insert(world_up);
+        let tilt = |k: usize| world_up[k].dot(&up0[k]).clamp(-1.0, 1.0).acos().to_degrees();
         let body_tilt_deg = match sim.reference() {
             Reference::Com => tilt(0).max(tilt(1)),
             Reference::Base => tilt(1),

@@ -86,6 +86,27 @@ const TWICE_THE_TORQUE: Variation = Variation {
     friction: None,
 };
 
+/// Exp. 24's rotation points on py:32 (Table 7.7; the gait sets Δφ_v = 2Δφ_h).
+const ROTATION_A: [(&str, f64); 4] = [("A_v", 10.0), ("A_h", 40.0), ("dphi_h", 45.0), ("dphi_vh", 0.0)];
+const ROTATION_B: [(&str, f64); 4] = [("A_v", 5.0), ("A_h", 20.0), ("dphi_h", 22.5), ("dphi_vh", 0.0)];
+
+/// Exp. 18's sidewinding points on py:32 (Table 7.6, shape Δφ_vh = 90).
+const SIDEWINDING_A: [(&str, f64); 4] = [("A_v", 5.0), ("A_h", 40.0), ("dphi", 45.0), ("dphi_vh_shape", 90.0)];
+const SIDEWINDING_B: [(&str, f64); 4] = [("A_v", 2.0), ("A_h", 20.0), ("dphi", 22.5), ("dphi_vh_shape", 90.0)];
+
+/// Exp. 32's points on py:18 turning (Fig. 7.58): name and (A_v, Δφ_v), at O_h = 10.
+const TURNING_POINTS: [(&str, f64, f64); 4] = [
+    ("S1", 40.0, 60.0),
+    ("S2", 51.0, 80.0),
+    ("S3", 61.0, 100.0),
+    ("S4", 70.0, 120.0),
+];
+
+/// The turning gait's parameters at one of [`TURNING_POINTS`].
+fn turning_at(a_v: f64, dphi_v: f64) -> [(&'static str, f64); 3] {
+    [("A_v", a_v), ("dphi_v", dphi_v), ("O_h", 10.0)]
+}
+
 /// How far the middle link's roll ends from where the measurement started, deg.
 fn middle_roll_change(s: &[Sample]) -> f64 {
     (s[s.len() - 1].middle_roll - s[0].middle_roll).to_degrees()
@@ -255,20 +276,9 @@ fn table_7_4_cube_revolutions_step_against_winding_angle() {
 /// twice as much. Asserted as ours is; S_4's swing stays under 10°.
 #[test]
 fn exp_32_turning_stability_against_k() {
-    let points = [
-        ("S1", 40.0, 60.0),
-        ("S2", 51.0, 80.0),
-        ("S3", 61.0, 100.0),
-        ("S4", 70.0, 120.0),
-    ];
     let mut swings = Vec::new();
-    for (name, a_v, dphi_v) in points {
-        let r = run(
-            "py:18",
-            "turning",
-            &[("A_v", a_v), ("dphi_v", dphi_v), ("O_h", 10.0)],
-            4,
-        );
+    for (name, a_v, dphi_v) in TURNING_POINTS {
+        let r = run("py:18", "turning", &turning_at(a_v, dphi_v), 4);
         let (swing, change) = (middle_roll_range(&r.measured), middle_roll_change(&r.measured));
         eprintln!("  {name}: central module roll swings {swing:.1}°, ends {change:+.1}° from its start");
         // Upright after the warm-up too: the central module of py:18 is a yaw module (±90°).
@@ -376,16 +386,11 @@ fn exp_29_rolling_step_falls_with_arc_and_needs_alpha_min() {
 /// engine. Asserted as ours is (within 20 % of those), and the reversal.
 #[test]
 fn exp_24_rotation_points_a_and_b() {
-    let point = |a_v: f64, a_h: f64, dphi_h: f64| [("A_v", a_v), ("A_h", a_h), ("dphi_h", dphi_h), ("dphi_vh", 0.0)];
-    let a = run("py:32", "rotation_s", &point(10.0, 40.0, 45.0), 4)
-        .report
-        .heading_change_deg;
-    let b = run("py:32", "rotation_s", &point(5.0, 20.0, 22.5), 4)
-        .report
-        .heading_change_deg;
-    let b_back = run("py:32", "rotation_s", &point(5.0, 20.0, -22.5), 3)
-        .report
-        .heading_change_deg;
+    let a = run("py:32", "rotation_s", &ROTATION_A, 4).report.heading_change_deg;
+    let b = run("py:32", "rotation_s", &ROTATION_B, 4).report.heading_change_deg;
+    let mut backwards = ROTATION_B;
+    backwards[2].1 = -22.5;
+    let b_back = run("py:32", "rotation_s", &backwards, 3).report.heading_change_deg;
     eprintln!(
         "  source: B ≈ 90°/cycle, more than A; ours: A {a:+.1}°/cycle, B {b:+.1}°/cycle, B reversed {b_back:+.1}°/cycle"
     );
@@ -401,20 +406,8 @@ fn exp_24_rotation_points_a_and_b() {
 /// more: a test further down), asserted as ours is.
 #[test]
 fn exp_18_sidewinding_points_a_and_b() {
-    let a = run(
-        "py:32",
-        "sidewinding",
-        &[("A_v", 5.0), ("A_h", 40.0), ("dphi", 45.0), ("dphi_vh_shape", 90.0)],
-        4,
-    )
-    .report;
-    let b = run(
-        "py:32",
-        "sidewinding",
-        &[("A_v", 2.0), ("A_h", 20.0), ("dphi", 22.5), ("dphi_vh_shape", 90.0)],
-        4,
-    )
-    .report;
+    let a = run("py:32", "sidewinding", &SIDEWINDING_A, 4).report;
+    let b = run("py:32", "sidewinding", &SIDEWINDING_B, 4).report;
     let l = 32.0 * L;
     let (ta, tb) = (
         predict::sidewinding_step(52.3, 2.0, l).2,
@@ -515,10 +508,9 @@ fn pyp_dphi_vh_sign_sets_the_directions() {
 /// more than point A, both below their no-slip theory.
 #[test]
 fn exp_24_and_18_agree_with_the_thesis_at_twice_the_servo_torque() {
-    let point = |a_v: f64, a_h: f64, dphi_h: f64| [("A_v", a_v), ("A_h", a_h), ("dphi_h", dphi_h), ("dphi_vh", 0.0)];
-    let nominal_b = run("py:32", "rotation_s", &point(5.0, 20.0, 22.5), 3);
-    let a = run_varied("py:32", "rotation_s", &point(10.0, 40.0, 45.0), 3, TWICE_THE_TORQUE);
-    let b = run_varied("py:32", "rotation_s", &point(5.0, 20.0, 22.5), 3, TWICE_THE_TORQUE);
+    let nominal_b = run("py:32", "rotation_s", &ROTATION_B, 3);
+    let a = run_varied("py:32", "rotation_s", &ROTATION_A, 3, TWICE_THE_TORQUE);
+    let b = run_varied("py:32", "rotation_s", &ROTATION_B, 3, TWICE_THE_TORQUE);
     let (fa, fb) = (realised_fraction(&nominal_b, 0), realised_fraction(&b, 0));
     let (ha, hb) = (a.report.heading_change_deg, b.report.heading_change_deg);
     eprintln!(
@@ -534,19 +526,13 @@ fn exp_24_and_18_agree_with_the_thesis_at_twice_the_servo_torque() {
         hb.abs() > 1.5 * ha.abs() && hb.abs() > 60.0,
         "B turns more than A: {ha} {hb}"
     );
-    let side = |a_v: f64, a_h: f64, dphi: f64| {
-        run_varied(
-            "py:32",
-            "sidewinding",
-            &[("A_v", a_v), ("A_h", a_h), ("dphi", dphi), ("dphi_vh_shape", 90.0)],
-            3,
-            TWICE_THE_TORQUE,
-        )
-        .report
-        .step_m
+    let side = |point: &[(&str, f64)]| {
+        run_varied("py:32", "sidewinding", point, 3, TWICE_THE_TORQUE)
+            .report
+            .step_m
             * 100.0
     };
-    let (sa, sb) = (side(5.0, 40.0, 45.0), side(2.0, 20.0, 22.5));
+    let (sa, sb) = (side(&SIDEWINDING_A), side(&SIDEWINDING_B));
     eprintln!("  Exp. 18 at 2 P_max: A {sa:.1} cm, B {sb:.1} cm per cycle (source: B > A; theory 93.8, 184.5)");
     assert!(
         sb > sa && sa < 93.8 && sb < 184.5,
@@ -575,16 +561,10 @@ fn exp_29_and_32_agree_with_the_thesis_at_twice_the_servo_torque() {
     assert!(realised_fraction(&nominal, 1) > 0.9, "the yaw servos follow at P_max");
     assert!((turns - 1.0).abs() < 0.02, "rolls a turn a cycle: {turns}");
     assert!((step / 20.4 - 1.0).abs() < 0.05, "(5.18)'s step: {step}");
-    let swings: Vec<f64> = [(40.0, 60.0), (51.0, 80.0), (61.0, 100.0), (70.0, 120.0)]
+    let swings: Vec<f64> = TURNING_POINTS
         .into_iter()
-        .map(|(a_v, dphi_v)| {
-            let r = run_varied(
-                "py:18",
-                "turning",
-                &[("A_v", a_v), ("dphi_v", dphi_v), ("O_h", 10.0)],
-                4,
-                TWICE_THE_TORQUE,
-            );
+        .map(|(_, a_v, dphi_v)| {
+            let r = run_varied("py:18", "turning", &turning_at(a_v, dphi_v), 4, TWICE_THE_TORQUE);
             middle_roll_range(&r.measured)
         })
         .collect();
@@ -610,40 +590,18 @@ fn friction_of_one_tips_s1_over_but_does_not_reorder_rotation_sidewinding_or_rol
         torque_scale: 1.0,
         friction: Some(1.0),
     };
-    let s1 = run_varied(
-        "py:18",
-        "turning",
-        &[("A_v", 40.0), ("dphi_v", 60.0), ("O_h", 10.0)],
-        4,
-        grip,
-    );
-    let s4 = run_varied(
-        "py:18",
-        "turning",
-        &[("A_v", 70.0), ("dphi_v", 120.0), ("O_h", 10.0)],
-        4,
-        grip,
-    );
+    let turning =
+        |(_, a_v, dphi_v): (&str, f64, f64)| run_varied("py:18", "turning", &turning_at(a_v, dphi_v), 4, grip);
+    let (s1, s4) = (turning(TURNING_POINTS[0]), turning(TURNING_POINTS[3]));
     let (sw1, sw4) = (middle_roll_range(&s1.measured), middle_roll_range(&s4.measured));
-    let point = |a_v: f64, a_h: f64, dphi_h: f64| [("A_v", a_v), ("A_h", a_h), ("dphi_h", dphi_h), ("dphi_vh", 0.0)];
-    let ra = run_varied("py:32", "rotation_s", &point(10.0, 40.0, 45.0), 3, grip)
-        .report
-        .heading_change_deg;
-    let rb = run_varied("py:32", "rotation_s", &point(5.0, 20.0, 22.5), 3, grip)
-        .report
-        .heading_change_deg;
-    let side = |a_v: f64, a_h: f64, dphi: f64| {
-        run_varied(
-            "py:32",
-            "sidewinding",
-            &[("A_v", a_v), ("A_h", a_h), ("dphi", dphi), ("dphi_vh_shape", 90.0)],
-            3,
-            grip,
-        )
-        .report
-        .step_m
+    let turn = |point: &[(&str, f64)]| {
+        run_varied("py:32", "rotation_s", point, 3, grip)
+            .report
+            .heading_change_deg
     };
-    let (sa, sb) = (side(5.0, 40.0, 45.0), side(2.0, 20.0, 22.5));
+    let (ra, rb) = (turn(&ROTATION_A), turn(&ROTATION_B));
+    let side = |point: &[(&str, f64)]| run_varied("py:32", "sidewinding", point, 3, grip).report.step_m;
+    let (sa, sb) = (side(&SIDEWINDING_A), side(&SIDEWINDING_B));
     let rolled = middle_roll_change(&run_varied("py:20", "rolling", &[("A", 4.0)], 3, grip).measured).abs();
     eprintln!(
         "  μ = 1: Exp. 32 S1 swings {sw1:.0}°, S4 {sw4:.1}°; Exp. 24 A {ra:+.1}, B {rb:+.1}°/cycle; Exp. 18 A {:.1}, B {:.1} cm/cycle; Exp. 29 A = 4 turned {rolled:.0}° in 3 cycles",
