@@ -4,13 +4,10 @@ use std::fmt::Write as _;
 
 use anyhow::Result;
 use modbot_gaits::modular::{ModularRobot, ParamKind, params_of};
-use serde_json::json;
 
 use crate::common::{ConfigArgs, emit};
+use modbot_app::table::{CPG_SOURCE, CPG_SUMMARY};
 use modbot_gaits::cpg;
-
-const CPG_SUMMARY: &str = "coupled phase oscillators, one per joint, travelling wave at ν (closed loop, event cycles)";
-const CPG_SOURCE: &str = "seed 002 §3";
 
 fn fmt_num(v: f64) -> String {
     if v == v.trunc() && v.abs() < 1e9 {
@@ -24,50 +21,7 @@ pub fn run(config: &ConfigArgs, as_json: bool) -> Result<()> {
     let lib = config.library()?;
     let mut text = String::new();
     if as_json {
-        let gaits: Vec<_> = lib
-            .gaits()
-            .iter()
-            .map(|g| {
-                let params: Vec<_> = g
-                    .schema()
-                    .specs()
-                    .iter()
-                    .map(|p| {
-                        json!({
-                            "key": p.key, "alias": p.alias, "unit": p.unit, "min": p.min, "max": p.max,
-                            "default": lib.default_of(g.name, p.key), "shape": p.shape, "doc": p.doc,
-                        })
-                    })
-                    .collect();
-                json!({
-                    "name": g.name, "family": format!("{:?}", g.family), "summary": g.summary,
-                    "source": g.source, "params": params,
-                })
-            })
-            .chain(std::iter::once({
-                let params: Vec<_> = cpg::schema()
-                    .specs()
-                    .iter()
-                    .map(|p| {
-                        json!({
-                            "key": p.key, "alias": p.alias, "unit": p.unit, "min": p.min, "max": p.max,
-                            "default": lib.cpg_default_of(p.key), "shape": false, "doc": p.doc,
-                            "per_module": cpg::PER_MODULE.iter().any(|q| q.key == p.key),
-                        })
-                    })
-                    .collect();
-                json!({
-                    "name": cpg::CPG, "family": "Chain", "summary": CPG_SUMMARY, "source": CPG_SOURCE,
-                    "params": params,
-                })
-            }))
-            .collect();
-        let presets: Vec<_> = lib
-            .presets
-            .iter()
-            .map(|(name, p)| json!({"name": name, "gait": p.gait, "robot": p.robot, "description": p.description, "params": p.params}))
-            .collect();
-        text = serde_json::to_string_pretty(&json!({"gaits": gaits, "presets": presets}))?;
+        let mut text = serde_json::to_string_pretty(&modbot_app::gait_table(&lib))?;
         text.push('\n');
         return emit(&text);
     }

@@ -3,22 +3,16 @@
 //! file, a convergence plot. `--minimal py --target T` is the thesis's minimal-configuration
 //! search (M = 2, 3, … until the objective reaches T). Decision record 0028.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use modbot_app::search::{
-    Checkpoint, CmaesSettings, GaSettings, Gene, Hooks, Method, Objective, Problem, Requirement, SearchSettings,
-    default_genes, lookup_spec, minimal_configuration, minimal_robots, run_search,
+    Checkpoint, Hooks, Method, Objective, Requirement, SearchRequest, minimal_configuration, minimal_robots,
+    open_folder, run_search, save_generation, write_results,
 };
-use modbot_app::{EvalOptions, load_maze, load_robot, load_world_for};
-use modbot_core::Topology;
-use modbot_gaits::GaitLibrary;
-use modbot_sim::maze::MazeRules;
-use modbot_sim::{Engine, RunPlan};
+use modbot_sim::Engine;
 use serde_json::json;
 
 use crate::common::{BadInput, ConfigArgs, MazeTimes, emit, parse_set};
@@ -104,158 +98,43 @@ pub struct SearchArgs {
     pub config: ConfigArgs,
 }
 
-/// `KEY`, `KEY=MIN:MAX` or `KEY=MIN:MAX:STEP` against the gait's table.
-fn parse_gene(text: &str, library: &GaitLibrary, robot: &Topology, gait: &str) -> Result<Gene> {
-    let bad = || {
-        BadInput(format!(
-            "--gene `{text}`: expected KEY, KEY=MIN:MAX or KEY=MIN:MAX:STEP"
-        ))
-    };
-    let (key, range) = match text.split_once('=') {
-        Some((k, r)) => (k.trim(), Some(r)),
-        None => (text.trim(), None),
-    };
-    let spec = lookup_spec(library, robot, gait, key)?;
-    let mut gene = Gene::from_spec(&spec);
-    if let Some(r) = range {
-        let parts: Vec<f64> = r
-            .split(':')
-            .map(|p| p.trim().parse::<f64>())
-            .collect::<Result<_, _>>()
-            .map_err(|_| bad())?;
-        match parts[..] {
-            [min, max] => (gene.min, gene.max) = (min, max),
-            [min, max, step] => (gene.min, gene.max, gene.step) = (min, max, step),
-            _ => return Err(bad().into()),
+impl SearchArgs {
+    /// The single search these arguments ask for, on `robot_name` with `objective`.
+    pub fn request(&self, robot_name: &str, objective: &Objective) -> SearchRequest {
+        SearchRequest {
+            robot: robot_name.to_string(),
+            gait: self.gait.clone(),
+            objective: objective.to_string(),
+            method: self.method.clone(),
+            population: self.population,
+            generations: self.generations,
+            seed: self.seed,
+            threads: self.threads,
+            genes: self.genes.clone(),
+            set: self.set.clone(),
+            cycles: self.cycles,
+            warmup: self.warmup,
+            world: self.world.clone(),
+            maze: self.maze.clone(),
+            max_time: self.times.max_time,
+            enter_within: self.times.enter_within,
+            engine: match self.engine {
+                Engine::Native => "native".into(),
+                Engine::Rapier => "rapier".into(),
+            },
+            modules: self.config.modules.clone(),
+            gaits: self.config.gaits.clone(),
         }
     }
-    gene.check(&spec)?;
-    Ok(gene)
-}
-
-/// The underlying gait and the preset's parameters, for the gait file of the best.
-fn underlying(library: &GaitLibrary, robot: &Topology, gait: &str) -> (String, BTreeMap<String, f64>) {
-    match library.presets.get(gait) {
-        // Canonical keys, so the gait file's defaults added later cannot repeat one.
-        Some(p) => (
-            p.gait.clone(),
-            p.params
-                .iter()
-                .map(|(k, v)| {
-                    let key = lookup_spec(library, robot, gait, k).map_or(k.clone(), |s| s.key.to_string());
-                    (key, *v)
-                })
-                .collect(),
-        ),
-        None => (gait.to_string(), BTreeMap::new()),
-    }
-}
-
-fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
-}
-
-fn csv_of(problem: &Problem, cp: &Checkpoint) -> String {
-    let mut s = String::from("index,generation,");
-    for g in &problem.genes {
-        s.push_str(&g.key);
-        s.push(',');
-    }
-    s.push_str("fitness,step_x_cm,step_y_cm,step_cm,heading_deg,roll_deg,maze_score,stages_solved,status\n");
-    for e in &cp.evaluations {
-        let _ = write!(s, "{},{},", e.index, e.generation);
-        for v in &e.values {
-            let _ = write!(s, "{v},");
-        }
-        let m = &e.measured;
-        let f = e.fitness.map_or("nan".to_string(), |f| f.to_string());
-        let _ = writeln!(
-            s,
-            "{f},{},{},{},{},{},{},{},{}",
-            m.step_x_cm, m.step_y_cm, m.step_cm, m.heading_deg, m.roll_deg, m.maze_score, m.stages_solved, e.status
-        );
-    }
-    s
 }
 
 /// One search in `dir`; returns the final checkpoint.
-fn search_one(
-    args: &SearchArgs,
-    robot_name: &str,
-    library: &GaitLibrary,
-    settings: &SearchSettings,
-    objective: &Objective,
-    rules: MazeRules,
-    dir: &Path,
-) -> Result<Checkpoint> {
-    let catalog = args.config.catalog()?;
-    let robot = load_robot(robot_name, &catalog)?;
-    let world = load_world_for(args.world.as_deref(), &robot)?;
-    let mazes = if objective.is_maze() {
-        args.maze.iter().map(|m| load_maze(m)).collect::<Result<Vec<_>, _>>()?
-    } else {
-        Vec::new()
-    };
-    let genes = if args.genes.is_empty() {
-        default_genes(library, &robot, &args.gait, &args.set)?
-    } else {
-        args.genes
-            .iter()
-            .map(|g| parse_gene(g, library, &robot, &args.gait))
-            .collect::<Result<Vec<_>>>()?
-    };
-    let mut fixed = Vec::new();
-    for (k, v) in &args.set {
-        fixed.push((lookup_spec(library, &robot, &args.gait, k)?.key.to_string(), *v));
-    }
-    let problem = Problem {
-        robot,
-        gait: args.gait.clone(),
-        fixed,
-        genes,
-        objective: objective.clone(),
-        world,
-        mazes,
-        rules,
-        options: EvalOptions {
-            library: library.clone(),
-            engine: args.engine,
-            plan: RunPlan {
-                warmup_cycles: args.warmup,
-                cycles: args.cycles,
-                ..RunPlan::default()
-            },
-            ..EvalOptions::default()
-        },
-    };
-    problem.check()?;
-    let cp_path = dir.join("checkpoint.json");
+fn search_one(args: &SearchArgs, robot_name: &str, objective: &Objective, dir: &Path) -> Result<Checkpoint> {
+    let request = args.request(robot_name, objective);
+    let settings = request.settings()?;
+    let problem = request.problem()?;
     // A minimal-configuration search resumes the robots it reached and starts the others.
-    if args.resume && args.minimal.is_none() && !cp_path.exists() {
-        return Err(BadInput(format!(
-            "--resume: {} holds no search to continue (no checkpoint.json); leave out --resume to start one",
-            cp_path.display()
-        ))
-        .into());
-    }
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let resume = if cp_path.exists() {
-        if !args.resume {
-            return Err(BadInput(format!(
-                "{} holds a search already: pass --resume to continue it, or choose another --out",
-                dir.display()
-            ))
-            .into());
-        }
-        let text = std::fs::read_to_string(&cp_path).with_context(|| format!("reading {}", cp_path.display()))?;
-        let cp: Checkpoint = serde_json::from_str(&text)
-            .map_err(|e| BadInput(format!("{}: not a search checkpoint: {e}", cp_path.display())))?;
-        Some(cp)
-    } else {
-        None
-    };
+    let resume = open_folder(dir, args.resume, args.resume && args.minimal.is_none())?;
     let per_gen = match settings.method {
         Method::Ga(s) => (s.population, s.replaced()),
         Method::Cmaes(s) => (s.lambda(problem.genes.len()), s.lambda(problem.genes.len())),
@@ -271,11 +150,8 @@ fn search_one(
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_prefix(format!("{} {}", problem.robot.name, args.gait));
-    let csv_path = dir.join("evaluations.csv");
     let mut on_generation = |p: &modbot_app::search::Progress, cp: &Checkpoint| -> modbot_app::Result<()> {
-        let text = serde_json::to_string(cp).map_err(|e| modbot_app::AppError::BadInput(e.to_string()))?;
-        write_atomic(&cp_path, &text).map_err(|e| modbot_app::AppError::BadInput(format!("{e:#}")))?;
-        write_atomic(&csv_path, &csv_of(&problem, cp)).map_err(|e| modbot_app::AppError::BadInput(format!("{e:#}")))?;
+        save_generation(dir, &problem, cp)?;
         bar.set_position((per_gen.0 + p.generation * per_gen.1) as u64);
         bar.set_message(format!(
             "gen {}/{}  best {}  {:.1} evals/s",
@@ -290,7 +166,7 @@ fn search_one(
     let started = Instant::now();
     let cp = run_search(
         &problem,
-        settings,
+        &settings,
         resume,
         &mut Hooks {
             generation: &mut on_generation,
@@ -299,83 +175,7 @@ fn search_one(
     )?;
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
-    write_results(args, robot_name, library, &problem, settings, &cp, dir, wall)?;
-    Ok(cp)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn write_results(
-    args: &SearchArgs,
-    robot_name: &str,
-    library: &GaitLibrary,
-    problem: &Problem,
-    settings: &SearchSettings,
-    cp: &Checkpoint,
-    dir: &Path,
-    wall_s: f64,
-) -> Result<()> {
-    let best = cp.best();
-    let (gait, mut params) = underlying(library, &problem.robot, &args.gait);
-    for (k, v) in &problem.fixed {
-        params.insert(k.clone(), *v);
-    }
-    // The gait file's defaults too, so the preset does not depend on the gait file it ran with.
-    let modular = modbot_app::modular_robot(&problem.robot).is_some();
-    if let Ok(specs) = modbot_app::search::param_specs(library, &problem.robot, &args.gait)
-        && !modular
-    {
-        for s in specs.iter().filter(|s| !s.shape) {
-            let default = if gait == modbot_gaits::cpg::CPG {
-                library.cpg_default_of(s.key)
-            } else {
-                library.default_of(&gait, s.key)
-            };
-            if let Some(d) = default
-                && !params.contains_key(s.key)
-            {
-                params.insert(s.key.to_string(), d);
-            }
-        }
-    }
-    let mut text = format!(
-        "# modbot search: {} on {robot_name}, objective {} ({}, seed {}, {} evaluations)\n",
-        args.gait,
-        problem.objective,
-        settings.method.name(),
-        settings.seed,
-        cp.evaluations.len()
-    );
-    if let Some(b) = best {
-        for (g, v) in problem.genes.iter().zip(&b.values) {
-            params.insert(g.key.clone(), *v);
-        }
-        if modular {
-            // A wheel-foot controller takes its parameters on the command line, not from
-            // a gait file's presets.
-            let sets: Vec<String> = params.iter().map(|(k, v)| format!("--set {k}={v}")).collect();
-            let cmd = format!(
-                "modbot run --robot {robot_name} --gait {} {} --warmup {} --cycles {}\n",
-                args.gait,
-                sets.join(" "),
-                problem.options.plan.warmup_cycles,
-                problem.options.plan.cycles
-            );
-            std::fs::write(dir.join("best.txt"), cmd).context("writing best.txt")?;
-        } else {
-            let body: Vec<String> = params.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-            let _ = write!(
-                text,
-                "# `modbot run --gaits {} --robot {robot_name} --gait search_best --warmup {} --cycles {}`\npresets:\n  search_best:\n    gait: {gait}\n    robot: \"{robot_name}\"\n    description: \"modbot search, objective {} = {}\"\n    params: {{{}}}\n",
-                dir.join("best.yaml").display(),
-                problem.options.plan.warmup_cycles,
-                problem.options.plan.cycles,
-                problem.objective,
-                b.fitness.unwrap_or(f64::NAN),
-                body.join(", ")
-            );
-            std::fs::write(dir.join("best.yaml"), &text).context("writing best.yaml")?;
-        }
-    }
+    write_results(dir, robot_name, &problem, &settings, &cp, wall)?;
     crate::plot::convergence_plot(
         &dir.join("convergence.png"),
         &format!(
@@ -391,29 +191,7 @@ fn write_results(
         ),
         &cp.history,
     )?;
-    let summary = json!({
-        "robot": robot_name,
-        "gait": args.gait,
-        "objective": problem.objective.to_string(),
-        "method": settings.method,
-        "generations": cp.generations_done.saturating_sub(1),
-        "seed": settings.seed,
-        "evaluations": cp.evaluations.len(),
-        "wall_s_this_run": wall_s,
-        "genes": problem.genes,
-        "fixed": problem.fixed,
-        "best": best.map(|b| json!({
-            "fitness": b.fitness,
-            "values": problem.genes.iter().zip(&b.values).map(|(g, v)| (g.key.clone(), *v)).collect::<BTreeMap<_, _>>(),
-            "measured": b.measured,
-            "evaluation": b.index,
-            "generation": b.generation,
-        })),
-        "history": cp.history,
-    });
-    std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&summary)? + "\n")
-        .context("writing summary.json")?;
-    Ok(())
+    Ok(cp)
 }
 
 fn describe(cp: &Checkpoint, problem_genes: &[String]) -> String {
@@ -463,26 +241,10 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     if args.cycles == 0 {
         return Err(BadInput("--cycles must be at least 1".into()).into());
     }
-    let rules = args.times.rules()?;
     let objective: Objective = args.objective.parse()?;
-    let library = args.config.library()?;
-    let method = match args.method.as_str() {
-        "cmaes" => Method::Cmaes(CmaesSettings {
-            population: args.population,
-            ..CmaesSettings::default()
-        }),
-        _ => Method::Ga(GaSettings {
-            population: args.population.unwrap_or(100),
-            ..GaSettings::default()
-        }),
-    };
-    let settings = SearchSettings {
-        method,
-        generations: args.generations,
-        seed: args.seed,
-        threads: args.threads,
-    };
-    settings.check()?;
+    // The settings and the rules, checked before any folder is made.
+    args.request(&args.robot, &objective).settings()?;
+    args.times.rules()?;
     let slug = |s: &str| s.replace([':', '/', '.'], "_");
     let dir = args
         .out
@@ -493,7 +255,7 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     }
     match (&args.minimal, args.target) {
         (None, None) => {
-            let cp = search_one(args, &args.robot, &library, &settings, &objective, rules, &dir)?;
+            let cp = search_one(args, &args.robot, &objective, &dir)?;
             let best = if dir.join("best.txt").exists() {
                 "best.txt"
             } else {
@@ -518,7 +280,7 @@ pub fn run(args: &SearchArgs) -> Result<()> {
             let folder = |robot: &str, req: &Requirement| dir.join(slug(robot)).join(objective_slug(&req.objective));
             let (found, tries) = minimal_configuration::<anyhow::Error>(&robots, &requirements, &mut |robot, req| {
                 let sub = folder(robot, req);
-                let cp = search_one(args, robot, &library, &settings, &req.objective, rules, &sub)?;
+                let cp = search_one(args, robot, &req.objective, &sub)?;
                 emit(format!("{robot:<6} {req}: {}\n", describe(&cp, &gene_keys(&cp))))?;
                 Ok(cp.best().and_then(|b| b.fitness))
             })?;

@@ -13,6 +13,7 @@ pub mod search;
 pub mod session;
 pub mod skid_steer;
 pub mod sweep;
+pub mod table;
 
 pub use closed_loop::{CommandLayout, Commands, Observed};
 pub use controller::{BuiltController, ControllerSpec, build_controller, modular_robot};
@@ -24,3 +25,4 @@ pub use maze::{MazeEvaluation, evaluate_maze, evaluate_maze_stages};
 pub use session::{Interface, Refusal, SimSession, perturbed_start};
 pub use skid_steer::{SkidSteerCalibration, WheeledPose, calibrate_skid_steer};
 pub use sweep::{Axis, SweepPoint, sweep};
+pub use table::gait_table;

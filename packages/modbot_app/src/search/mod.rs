@@ -11,6 +11,7 @@ pub mod cmaes;
 pub mod float;
 pub mod ga;
 pub mod problem;
+pub mod request;
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 pub use cmaes::{Cmaes, CmaesSettings};
 pub use ga::{Ga, GaSettings};
 pub use problem::{Gene, Measured, Metric, Objective, Problem, Scored, default_genes, lookup_spec, param_specs};
+pub use request::{SearchRequest, open_folder, parse_gene, save_generation, write_results};
 
 use crate::error::{AppError, Result};
 
@@ -191,13 +193,60 @@ fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
 }
 
+/// What one evaluation gives the search: the fitness (`None`: the candidate could not run),
+/// what was measured, and `ok` or why not ([`Problem::evaluate`]).
+pub type Outcome = (Option<f64>, Measured, String);
+
+/// Evaluates a generation's new candidates, returning their outcomes in order.
+pub type BatchEvaluator<'a> = dyn FnMut(&[Vec<f64>]) -> Result<Vec<Outcome>> + 'a;
+
 /// Runs (or resumes) a search. `resume` must come from a search with the same fingerprint;
-/// its generations done are not run again.
+/// its generations done are not run again. A generation's new candidates are evaluated in
+/// parallel on `settings.threads` worker threads.
 pub fn run_search(
     problem: &Problem,
     settings: &SearchSettings,
     resume: Option<Checkpoint>,
     hooks: &mut Hooks<'_>,
+) -> Result<Checkpoint> {
+    settings.check()?;
+    let threads = if settings.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        settings.threads
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| AppError::BadInput(format!("cannot start {threads} worker threads: {e}")))?;
+    let each = hooks.evaluation;
+    let mut in_pool = |batch: &[Vec<f64>]| -> Result<Vec<Outcome>> {
+        Ok(pool.install(|| {
+            batch
+                .par_iter()
+                .map(|v| {
+                    let r = problem.evaluate(v);
+                    each();
+                    r
+                })
+                .collect()
+        }))
+    };
+    run_search_with(problem, settings, resume, hooks.generation, &mut in_pool)
+}
+
+/// [`run_search`] with the evaluations done by `evaluate_batch`, which gets a generation's
+/// new candidates (gene values, in gene order) and must return their outcomes in the same
+/// order, each as [`Problem::evaluate`] gives it (a cluster's workers, e.g. Ray tasks). The
+/// search itself — every random draw, the optimiser, the cache of evaluated candidates —
+/// stays on the calling thread, so the same seed gives the same search whoever evaluates.
+/// `settings.threads` is not used.
+pub fn run_search_with(
+    problem: &Problem,
+    settings: &SearchSettings,
+    resume: Option<Checkpoint>,
+    on_generation: &mut dyn FnMut(&Progress, &Checkpoint) -> Result<()>,
+    evaluate_batch: &mut BatchEvaluator<'_>,
 ) -> Result<Checkpoint> {
     problem.check()?;
     settings.check()?;
@@ -253,15 +302,6 @@ pub fn run_search(
         .enumerate()
         .map(|(i, s)| (bits(&s.values), i))
         .collect();
-    let threads = if settings.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        settings.threads
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| AppError::BadInput(format!("cannot start {threads} worker threads: {e}")))?;
     let total = settings.generations + 1;
     let started = Instant::now();
     let mut ran = 0usize;
@@ -294,16 +334,15 @@ pub fn run_search(
             .zip(&candidates)
             .filter(|(k, _)| !cache.contains_key(*k) && seen.insert(*k))
             .collect();
-        let results: Vec<_> = pool.install(|| {
-            fresh
-                .par_iter()
-                .map(|(_, v)| {
-                    let r = problem.evaluate(v);
-                    (hooks.evaluation)();
-                    r
-                })
-                .collect()
-        });
+        let batch: Vec<Vec<f64>> = fresh.iter().map(|(_, v)| (*v).clone()).collect();
+        let results = evaluate_batch(&batch)?;
+        if results.len() != batch.len() {
+            return Err(AppError::BadInput(format!(
+                "the evaluator returned {} outcomes for {} candidates",
+                results.len(),
+                batch.len()
+            )));
+        }
         ran += results.len();
         for ((key, v), (fitness, measured, status)) in fresh.iter().zip(results) {
             let index = cp.evaluations.len();
@@ -356,7 +395,7 @@ pub fn run_search(
             evaluations: ran,
             evals_per_s: if secs > 0.0 { ran as f64 / secs } else { 0.0 },
         };
-        (hooks.generation)(&progress, &cp)?;
+        on_generation(&progress, &cp)?;
     }
     Ok(cp)
 }
