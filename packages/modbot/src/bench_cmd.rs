@@ -31,6 +31,9 @@ pub struct BenchArgs {
     /// Simulated seconds per case (0.01, one control tick, to 3600).
     #[arg(long, default_value_t = 10.0, value_parser = crate::common::bench_seconds)]
     pub seconds: f64,
+    /// No progress lines.
+    #[arg(long, short)]
+    pub quiet: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -78,6 +81,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     // The wheel-foot robots on their terrain (μ = 1.0, multiplied).
     let terrain = Scenario::from_yaml(WHEELFOOT_WORLD_YAML, "worlds/wheelfoot_mu1.yaml")?;
     let mut out = String::from("engine,robot,gait,step_ms,simulated_s,wall_s,real_time_factor,steps_per_s\n");
+    let mut steps = crate::common::Steps::new("cases", 8, args.quiet);
     for (robot, gait, world) in [
         ("pp:8", "caterpillar", &flat),
         ("py:16", "sidewinding", &flat),
@@ -123,6 +127,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 simulated / wall,
                 s.sim.steps() as f64 / wall
             );
+            steps.step(&format!(
+                "{robot} {gait}, {step_ms} ms steps: real-time factor {:.1}",
+                simulated / wall
+            ));
         }
     }
     emit(&out)

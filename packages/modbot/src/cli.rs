@@ -52,6 +52,12 @@ pub enum Command {
     Organism(crate::organism_cmd::OrganismArgs),
     /// MoleMOD reconfiguration planning.
     Molemod(crate::molemod_cmd::MolemodArgs),
+    /// Print a shell completion script: `modbot completions bash > ~/.local/share/bash-completion/completions/modbot`
+    /// (zsh: into a folder of `$fpath` as `_modbot`; fish: `~/.config/fish/completions/modbot.fish`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Plan: a strategic plan for a scenario (`modbot plan scenario.yaml --goal x,y`), or
     /// every scenario of a Moving AI file as CSV (`--map FILE.map --scen FILE.scen`).
     Plan(crate::plan_cmd::PlanArgs),
@@ -75,6 +81,12 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Gaits { config, json } => crate::list_cmd::run(&config, json),
         Command::Gait(args) => crate::gait_cmd::run(&args),
+        Command::Completions { shell } => {
+            use clap::CommandFactory as _;
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "modbot", &mut text);
+            crate::common::emit(text)
+        }
         Command::Export(args) => crate::export_cmd::run(&args),
         Command::Run(args) => crate::run_cmd::run(&args),
         Command::Sweep(args) => crate::sweep_cmd::run(&args),

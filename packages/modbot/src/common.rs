@@ -204,3 +204,45 @@ pub fn fresh_dir(base: &Path, named: bool, force: bool) -> Result<PathBuf> {
             .into()
         })
 }
+
+/// Progress of a command that works through items one after another, on stderr (issue 20:
+/// every command that runs longer than a second shows it): on a terminal one line rewritten
+/// in place, elsewhere (a log, CI) one line per item, never a line without its newline.
+pub struct Steps {
+    what: &'static str,
+    total: usize,
+    done: usize,
+    quiet: bool,
+    terminal: bool,
+}
+
+impl Steps {
+    /// `total` items called `what` (plural), silent when `quiet`.
+    pub fn new(what: &'static str, total: usize, quiet: bool) -> Steps {
+        use std::io::IsTerminal as _;
+        Steps {
+            what,
+            total,
+            done: 0,
+            quiet,
+            terminal: std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// One item done; `label` says which.
+    pub fn step(&mut self, label: &str) {
+        self.done += 1;
+        if self.quiet {
+            return;
+        }
+        let line = format!("{} of {} {}: {label}", self.done, self.total, self.what);
+        if self.terminal {
+            eprint!("\r\x1b[2K{line}");
+            if self.done == self.total {
+                eprintln!();
+            }
+        } else {
+            eprintln!("{line}");
+        }
+    }
+}

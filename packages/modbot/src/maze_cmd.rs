@@ -40,9 +40,13 @@ pub struct MazeArgs {
     /// Physics engine: `native` or `rapier`.
     #[arg(long, default_value = "native")]
     pub engine: Engine,
-    /// Run folder (default runs/<robot>_<gait>_maze).
+    /// Run folder (default runs/<robot>_<gait>_maze, or the next free runs/<…>_maze-2, …;
+    /// a named folder holding files is refused unless --force).
     #[arg(long, short, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Overwrite the files of an earlier run in the folder.
+    #[arg(long)]
+    pub force: bool,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -69,10 +73,14 @@ pub fn run(args: &MazeArgs) -> Result<()> {
         },
         ..EvalOptions::default()
     };
-    let dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("runs/{}_{}_maze", robot.name, args.gait)));
+    let dir = match &args.out {
+        Some(d) => crate::common::fresh_dir(d, true, args.force)?,
+        None => crate::common::fresh_dir(
+            &PathBuf::from(format!("runs/{}_{}_maze", robot.name, args.gait)),
+            false,
+            args.force,
+        )?,
+    };
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let started = Instant::now();
     let bar = if args.quiet {

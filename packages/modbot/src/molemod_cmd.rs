@@ -49,6 +49,9 @@ pub enum MolemodWhat {
         /// Largest grid side (5 to 8).
         #[arg(long, default_value_t = 6)]
         max_size: usize,
+        /// No progress lines.
+        #[arg(long, short)]
+        quiet: bool,
     },
 }
 
@@ -102,7 +105,8 @@ pub fn run(args: &MolemodArgs) -> Result<()> {
         MolemodWhat::Bench {
             time_limit_ms,
             max_size,
-        } => bench(*time_limit_ms, *max_size),
+            quiet,
+        } => bench(*time_limit_ms, *max_size, *quiet),
     }
 }
 
@@ -200,9 +204,12 @@ fn storyboard(p: &Plan) -> String {
     svg
 }
 
-fn bench(time_limit_ms: u64, max_size: usize) -> Result<()> {
+fn bench(time_limit_ms: u64, max_size: usize, quiet: bool) -> Result<()> {
     let mut out = String::from("family,size,robots,heuristic,result,cost,expansions,micros\n");
-    for size in 5..=max_size.clamp(5, 8) {
+    let sizes = 5..=max_size.clamp(5, 8);
+    let total: usize = sizes.clone().map(|size| FAMILIES.len() * 6.min(size) * 2).sum();
+    let mut steps = crate::common::Steps::new("tasks", total, quiet);
+    for size in sizes {
         for fam in FAMILIES {
             for robots in 1..=6.min(size) {
                 for h in [HeuristicKind::Source, HeuristicKind::Strong] {
@@ -215,7 +222,17 @@ fn bench(time_limit_ms: u64, max_size: usize) -> Result<()> {
                     let deadline = Instant::now() + Duration::from_millis(time_limit_ms);
                     let started = Instant::now();
                     let hname = if h == HeuristicKind::Source { "source" } else { "strong" };
-                    match plan(&task, Some(deadline), &|| false) {
+                    let result = plan(&task, Some(deadline), &|| false);
+                    steps.step(&format!(
+                        "{fam} {size}×{size}, {robots} robot(s), {hname} heuristic: {}",
+                        match &result {
+                            Ok(p) => format!("cost {}", p.cost),
+                            Err(MoleError::Timeout { .. }) => "timeout".into(),
+                            Err(MoleError::NoPath { .. }) => "no path".into(),
+                            Err(e) => e.to_string(),
+                        }
+                    ));
+                    match result {
                         Ok(p) => {
                             check_plan(&task, &p)?;
                             let _ = writeln!(

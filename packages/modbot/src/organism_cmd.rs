@@ -90,9 +90,13 @@ pub enum OrganismWhat {
         /// 20,100,100,20, the scorpion and robot files 20 on every side.
         #[arg(long, value_name = "B,F,R,L")]
         ir_threshold: Option<String>,
-        /// Run folder (default runs/organism_<name>).
+        /// Run folder (default runs/organism_<name>, or the next free runs/organism_<name>-2,
+        /// …; a named folder holding files is refused unless --force).
         #[arg(long, short, value_name = "DIR")]
         out: Option<std::path::PathBuf>,
+        /// Overwrite the files of an earlier run in the folder.
+        #[arg(long)]
+        force: bool,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -117,6 +121,7 @@ struct RunArgs<'a> {
     faults: Vec<Fault>,
     ir_threshold: Option<&'a str>,
     out: Option<&'a std::path::Path>,
+    force: bool,
     quiet: bool,
 }
 
@@ -128,9 +133,19 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
         faults,
         ir_threshold,
         out,
+        force,
         quiet,
     } = args;
     let (robot, mut settings) = load(which)?;
+    // Decided before the run, so a refused folder costs nothing.
+    let dir = match out {
+        Some(d) => crate::common::fresh_dir(d, true, force)?,
+        None => crate::common::fresh_dir(
+            &std::path::PathBuf::from(format!("runs/organism_{}", robot.name)),
+            false,
+            force,
+        )?,
+    };
     if let Some(text) = ir_threshold {
         settings.ir_threshold = modbot_app::organism::parse_thresholds(text)?;
     }
@@ -155,9 +170,6 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
     })?;
     bar.finish_and_clear();
     let r = &run.report;
-    let dir = out
-        .map(std::path::Path::to_path_buf)
-        .unwrap_or_else(|| std::path::PathBuf::from(format!("runs/organism_{}", robot.name)));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let rows = |modules: &[(String, u16, String)]| -> Vec<serde_json::Value> {
         modules
@@ -235,6 +247,7 @@ pub fn run(args: &OrganismArgs) -> Result<()> {
             remove,
             ir_threshold,
             out,
+            force,
             quiet,
         } => {
             let faults = cut
@@ -250,6 +263,7 @@ pub fn run(args: &OrganismArgs) -> Result<()> {
                     faults,
                     ir_threshold: ir_threshold.as_deref(),
                     out: out.as_deref(),
+                    force: *force,
                     quiet: *quiet,
                 },
             )

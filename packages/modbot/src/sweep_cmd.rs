@@ -2,7 +2,6 @@
 //! a heat map (the source's step-vs-(A, Δφ) plots).
 
 use std::fmt::Write as _;
-use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -92,23 +91,11 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             args.force,
         )?,
     };
-    let terminal = std::io::stderr().is_terminal();
-    let points = sweep(
-        &robot,
-        &args.gait,
-        &args.set,
-        x,
-        y,
-        &world,
-        &options,
-        &mut |done, total| {
-            if !quiet && terminal {
-                eprint!("\r{done} of {total} points");
-            } else if !quiet {
-                eprintln!("{done} of {total} points");
-            }
-        },
-    )?;
+    let mut steps = crate::common::Steps::new("points", x.values.len() * y.values.len(), quiet);
+    let points = sweep(&robot, &args.gait, &args.set, x, y, &world, &options, &mut |done, _| {
+        let (ix, iy) = ((done - 1) % x.values.len(), (done - 1) / x.values.len());
+        steps.step(&format!("{}={} {}={}", x.key, x.values[ix], y.key, y.values[iy]));
+    })?;
     let mut table = format!(
         "{},{},step_x_m,step_y_m,heading_change_deg,roll_per_cycle_deg,status,notes\n",
         x.key, y.key
@@ -139,9 +126,6 @@ pub fn run(args: &SweepArgs) -> Result<()> {
                 *counts.entry("error".to_string()).or_insert(0) += 1;
             }
         }
-    }
-    if !args.quiet && terminal {
-        eprintln!();
     }
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join("table.csv"), &table).with_context(|| format!("writing {}", dir.display()))?;

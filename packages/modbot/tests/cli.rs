@@ -382,6 +382,37 @@ fn run_writes_the_run_folder() {
 /// Issue 20: the caterpillar on the obstacle course moves for its first cycles and is stuck
 /// at the obstacle from cycle 8 on; the summary says so (status and a note) instead of reporting only
 /// the mean step, and a named folder holding that run is not overwritten without --force.
+/// Issue 20: every command that runs longer than a second shows progress; off a terminal
+/// (a log, CI) as whole lines, and none with --quiet.
+#[test]
+fn long_commands_print_progress_lines_off_a_terminal() {
+    let dir = scratch("run_progress");
+    let o = modbot(&["run", "--cycles", "2", "--force", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = stderr(&o)
+        .lines()
+        .filter(|l| l.starts_with("sim ") && l.contains(" s, real-time factor "))
+        .map(str::to_string)
+        .collect();
+    assert!((9..=11).contains(&lines.len()), "{}", stderr(&o));
+    assert!(
+        lines.last().is_some_and(|l| l.starts_with("sim 8.0/8.0 s")),
+        "{lines:?}"
+    );
+    let o = modbot(&["run", "--cycles", "2", "--force", "-q", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success() && !stderr(&o).contains("sim "), "{}", stderr(&o));
+
+    let o = modbot(&["molemod", "bench", "--max-size", "5", "--time-limit-ms", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = stdout(&o).lines().count() - 1;
+    let err = stderr(&o);
+    let progress: Vec<&str> = err.lines().filter(|l| l.contains(" tasks: ")).collect();
+    assert_eq!(progress.len(), rows, "{}", stderr(&o));
+    assert!(progress[0].starts_with(&format!("1 of {rows} tasks: ")), "{progress:?}");
+    let o = modbot(&["molemod", "bench", "--max-size", "5", "--time-limit-ms", "100", "-q"]);
+    assert!(o.status.success() && !stderr(&o).contains(" tasks: "), "{}", stderr(&o));
+}
+
 #[test]
 fn run_reports_a_caterpillar_stuck_at_the_obstacle_and_keeps_earlier_runs() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -440,7 +471,12 @@ fn sweep_reports_the_cells_where_the_robot_overturns() {
         dir.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("1 of 4 points\n2 of 4 points\n"), "{}", stderr(&o));
+    // Progress off a terminal: a line per point, saying which.
+    assert!(
+        stderr(&o).contains("1 of 4 points: A=50 dphi=30\n2 of 4 points: A=60 dphi=30\n"),
+        "{}",
+        stderr(&o)
+    );
     assert!(
         stdout(&o).starts_with("4 points: 2 ok, 2 overturned\n"),
         "{}",
@@ -496,6 +532,11 @@ fn rapier_engine_and_bench() {
 
     let o = modbot(&["bench", "sim", "--seconds", "0.2"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // A progress line per case on stderr, the table alone on stdout.
+    let err = stderr(&o);
+    let progress: Vec<&str> = err.lines().filter(|l| l.contains(" of 8 cases: ")).collect();
+    assert_eq!(progress.len(), 8, "{}", stderr(&o));
+    assert!(progress[0].starts_with("1 of 8 cases: pp:8 caterpillar, 1 ms steps: real-time factor "));
     let csv = stdout(&o);
     let mut lines = csv.lines();
     assert_eq!(
@@ -921,6 +962,20 @@ fn maze_scores_a_cpg_and_draws_its_path() {
     assert_eq!(doc["staged_fitness"], doc["stages"][0]["fitness"]);
     assert!(out.join("maze_maze_sls.png").exists() && out.join("path_maze_sls.csv").exists());
     assert!(doc["params"]["phase_lag_deg"].as_f64() == Some(54.0));
+    // The named folder holds that run: a second is refused before it runs, nothing lost.
+    let again = modbot(&[
+        "maze",
+        "-q",
+        "--robot",
+        "pp:8",
+        "--gait",
+        "cpg",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+    assert!(stderr(&again).contains("--force"), "{}", stderr(&again));
+    assert!(out.join("maze_maze_sls.png").exists());
     // Bad input: unknown maze, a world without a maze, a bad parameter, a bad time.
     let flat = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../worlds/flat.yaml");
     assert_refused(&[
@@ -1231,7 +1286,7 @@ fn organism_run_runs_every_organism() {
         let out = scratch(&format!("organism_run_{k}"));
         let mut all = vec!["organism", "run"];
         all.extend_from_slice(args);
-        all.extend_from_slice(&["--seconds", "8", "--out", out.to_str().unwrap()]);
+        all.extend_from_slice(&["--seconds", "8", "--force", "--out", out.to_str().unwrap()]);
         let o = modbot(&all);
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         assert!(stdout(&o).contains(&format!("{name}: ")), "{args:?}: {}", stdout(&o));
@@ -1273,6 +1328,7 @@ fn organism_run_with_a_cut_reports_the_parts() {
         "--cut",
         "6:m3-m4",
         "--quiet",
+        "--force",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -1349,4 +1405,68 @@ fn export_launch_wires_each_connector_to_its_neighbour() {
         (vec!["export", "launch", "caterpillar:20"], "at most 16"),
         (vec!["export", "launch", "scorpion", "--pitched"], "--pitched"),
     ]);
+}
+
+/// Issue 20: completions for bash, zsh and fish from the same parser; bash's script parses.
+#[test]
+fn completions_are_printed_for_bash_zsh_and_fish() {
+    let o = modbot(&["completions", "bash"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bash = stdout(&o);
+    for word in ["_modbot", "complete", "run", "sweep", "--robot", "--gait"] {
+        assert!(bash.contains(word), "bash completion lacks {word}");
+    }
+    let script = scratch("modbot.bash");
+    std::fs::write(&script, &bash).unwrap();
+    let check = Command::new("bash").arg("-n").arg(&script).output().expect("bash");
+    assert!(check.status.success(), "{}", stderr(&check));
+    let zsh = stdout(&modbot(&["completions", "zsh"]));
+    assert!(zsh.starts_with("#compdef modbot"), "{zsh}");
+    let fish = stdout(&modbot(&["completions", "fish"]));
+    assert!(fish.contains("complete -c modbot"), "{fish}");
+    let o = modbot(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("tcsh"), "{}", stderr(&o));
+}
+
+/// Issue 20: an installed command (`cargo install --path packages/modbot`) needs nothing of
+/// the repository: the catalog, the gait file and the shipped mazes are compiled in, and the
+/// run folder is made where it runs.
+#[test]
+fn the_command_runs_outside_the_repository() {
+    let dir = std::env::temp_dir().join(format!("modbot-outside-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_modbot"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("run modbot")
+    };
+    let o = run(&["run", "--cycles", "1", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(dir.join("runs/pp_8_caterpillar/summary.json").exists());
+    let o = run(&["gaits"]);
+    assert!(
+        o.status.success() && stdout(&o).contains("caterpillar"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[
+        "maze",
+        "--robot",
+        "py:8",
+        "--gait",
+        "sidewinding",
+        "--maze",
+        "maze_sls",
+        "--max-time",
+        "2",
+        "--enter-within",
+        "1",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -88,7 +88,16 @@ fn the_python_package_builds_and_passes_its_tests() {
     assert!(status.success(), "maturin develop failed");
     let status = Command::new("unshare")
         .args([if is_root() { "-n" } else { "-rn" }, "--", "sh", "-c"])
-        .arg("ip link set lo up && exec \"$0\" \"$@\"")
+        // A decoy: a routable-looking address (TEST-NET-1) on a veth pair whose both ends are
+        // in the namespace, the default route through it, so Ray has an address to bind
+        // other than loopback (and the test sees it if it does). Without veth, loopback only.
+        .arg(
+            "ip link set lo up && \
+             if ip link add v0 type veth peer name v1 2>/dev/null && ip addr add 192.0.2.2/24 dev v0 && \
+                ip link set v0 up && ip link set v1 up && ip route add default dev v0; then \
+               export MODBOT_NETNS_DECOY=192.0.2.2; \
+             else echo 'no veth: the Ray test runs on loopback alone' >&2; fi && exec \"$0\" \"$@\"",
+        )
         .arg(&py)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(root.join("packages/modbot_py/tests"))

@@ -49,13 +49,11 @@ struct Robot {
 impl Robot {
     #[new]
     #[pyo3(signature = (robot, modules = None))]
-    fn new(robot: &str, modules: Option<PathBuf>) -> PyResult<Robot> {
+    fn new(robot: PathBuf, modules: Option<PathBuf>) -> PyResult<Robot> {
+        let spec = robot.to_string_lossy().into_owned();
         let catalog = load_catalog(modules.as_deref()).map_err(py_err)?;
-        let topology = load_robot(robot, &catalog).map_err(py_err)?;
-        Ok(Robot {
-            topology,
-            spec: robot.to_string(),
-        })
+        let topology = load_robot(&spec, &catalog).map_err(py_err)?;
+        Ok(Robot { topology, spec })
     }
 
     /// The robot's name.
@@ -389,6 +387,8 @@ impl SearchProblem {
     #[new]
     fn new(request: &str) -> PyResult<SearchProblem> {
         let req = SearchRequest::from_json(request).map_err(py_err)?;
+        // The settings too: a problem is what `modbot search` would run.
+        req.settings().map_err(py_err)?;
         let problem = req.problem().map_err(py_err)?;
         Ok(SearchProblem {
             problem,
@@ -539,6 +539,13 @@ fn search(
     serde_json::to_string(&cp).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
+/// Checks a search's output folder before anything runs: refused when it holds a search and
+/// `resume` is false, or holds none and `resume` is true (a checkpoint it holds must parse).
+#[pyfunction]
+fn check_search_folder(out: PathBuf, resume: bool) -> PyResult<()> {
+    open_folder(&out, resume, resume).map(|_| ()).map_err(py_err)
+}
+
 /// The native module.
 #[pymodule]
 fn _modbot(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -549,6 +556,7 @@ fn _modbot(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(gait_table, m)?)?;
     m.add_function(wrap_pyfunction!(search, m)?)?;
+    m.add_function(wrap_pyfunction!(check_search_folder, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

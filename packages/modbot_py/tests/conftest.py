@@ -12,7 +12,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 @pytest.fixture(scope="session")
 def modbot_bin() -> str:
-    path = os.environ.get("MODBOT_BIN")
+    path = os.environ.get("MODBOT_BIN") or next(
+        (str(p) for p in (ROOT / "target/debug/modbot", ROOT / "target/release/modbot") if p.exists()), None
+    )
     if not path or not os.path.exists(path):
         pytest.fail("MODBOT_BIN must name the modbot command (packages/modbot/tests/python.rs sets it)")
     return path

@@ -73,6 +73,8 @@ def test_a_run_from_python_equals_modbot_run_to_the_last_digit(cli, tmp_path, ar
 def test_the_trajectory_is_numpy_arrays_in_the_robot_s_joint_order():
     robot = modbot.Robot("pp:4")
     assert robot.modules == 4 and robot.name
+    from_file = modbot.Robot(ROOT / "config/robots/py_16.yaml")  # a path object, as a file
+    assert from_file.modules == 16 and len(from_file.joint_names) == 16
     r = modbot.run(robot, modbot.Controller("caterpillar"), cycles=2, warmup=1)
     t = r.trajectory
     assert t.joint_names == robot.joint_names
@@ -101,7 +103,14 @@ def test_the_stuck_caterpillar_is_reported_as_stalled_from_python_too():
         (lambda: modbot.run("pp:8", "caterpillar", params={"A": math.nan}), ValueError, 'params["A"] = NaN: expected a finite number'),
         (lambda: modbot.run("pp:8", "caterpillar", params={"speed": 1}), ValueError, "speed"),
         (lambda: modbot.run("pp:8", "caterpillar", params={"A": "big"}), ValueError, 'params["A"] = big'),
-        (lambda: modbot.run("pp:8", cycles=0), ValueError, "cycles must be at least 1"),
+        (lambda: modbot.run("pp:8", cycles=0), ValueError, "cycles 0: expected a whole number >= 1"),
+        (lambda: modbot.run("pp:8", seed=-1), ValueError, "seed -1: expected a whole number >= 0"),
+        (lambda: modbot.run("pp:8", solver_iterations=0), ValueError, "solver_iterations 0"),
+        (lambda: modbot.run("pp:8", params="A"), ValueError, "params: expected a dict"),
+        (lambda: modbot.problem(robot="pyp", cycles=0), ValueError, "cycles must be at least 1"),
+        (lambda: modbot.problem(robot="pyp", method="pso"), ValueError, "method `pso`"),
+        (lambda: modbot.problem(robot="pyp", generations=1.5), ValueError, "generations 1.5"),
+        (lambda: modbot.problem(robot=3), ValueError, "robot 3: expected a string"),
         (lambda: modbot.run("pp:8", rate=1e9), ValueError, "rate 1000000000"),
         (lambda: modbot.run("pp:8", max_time=-1), ValueError, "max_time -1"),
         (lambda: modbot.run("pp:8", step_ms=500), ValueError, "step_ms 500"),

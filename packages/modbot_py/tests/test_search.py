@@ -3,6 +3,7 @@ the same seed, in process or with every evaluation a Ray task on a local cluster
 bound to 127.0.0.1, no dashboard, no usage statistics)."""
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -31,19 +32,21 @@ CLI_ARGS = [
 ]
 
 
-def listening_sockets():
-    """Every listening TCP socket and bound UDP socket of this namespace: (address, port)."""
+def namespace_sockets():
+    """Every TCP and UDP socket of this namespace, in any state (listening, connecting,
+    connected): (protocol, local address, port, remote address)."""
     out = []
-    for name, want in (("tcp", "0A"), ("tcp6", "0A"), ("udp", None), ("udp6", None)):
+    for name in ("tcp", "tcp6", "udp", "udp6"):
         with open(f"/proc/net/{name}") as f:
             for line in f.readlines()[1:]:
                 cols = line.split()
-                local, state = cols[1], cols[3]
-                if want is not None and state != want:
-                    continue
-                addr, port = local.split(":")
-                out.append((name, addr, int(port, 16)))
+                addr, port = cols[1].split(":")
+                out.append((name, addr, int(port, 16), cols[2].split(":")[0]))
     return out
+
+
+def wildcard(addr):
+    return set(addr) == {"0"}
 
 
 def loopback(proto, addr):
@@ -53,6 +56,23 @@ def loopback(proto, addr):
             addr.startswith("0000000000000000FFFF0000") and addr.endswith("7F")
         )
     return addr.endswith("7F")  # 127.x.x.x, little-endian
+
+
+@pytest.fixture()
+def netns():
+    """Ray runs only inside the private network namespace packages/modbot/tests/python.rs
+    makes; when it could give the namespace a routable-looking decoy address (192.0.2.2 on a
+    veth pair, the default route through it, nothing beyond), Ray is tempted to bind it."""
+    if os.environ.get("MODBOT_IN_NETNS") != "1":
+        pytest.fail("the Ray tests run only inside the private network namespace (cargo test -p modbot --test python)")
+    decoy = os.environ.get("MODBOT_NETNS_DECOY")
+    if decoy:
+        import socket
+
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 53))  # a route lookup; a UDP connect sends nothing
+            assert s.getsockname()[0] == decoy
+    return decoy
 
 
 @pytest.fixture(scope="module")
@@ -73,9 +93,10 @@ def test_the_in_process_search_from_python_is_modbot_search(in_process):
     assert result.best == summary["best"]["values"]
     assert result.fitness == summary["best"]["fitness"]
     assert result.evaluations == summary["evaluations"] > 16
+    assert math.isnan(result.measured["maze_score"]) and result.measured["heading_deg"] != 0
 
 
-def test_the_ray_search_gives_the_in_process_search_s_best(in_process):
+def test_the_ray_search_gives_the_in_process_search_s_best(in_process, netns):
     _, _, expected = in_process
     request = modbot.request_json(**OPTIONS)
     with modbot.search.RayEvaluator(request, num_cpus=2) as ray_eval:
@@ -83,18 +104,24 @@ def test_the_ray_search_gives_the_in_process_search_s_best(in_process):
 
         assert ray.cluster_resources().get("CPU") == 2
         assert ray.get_runtime_context().gcs_address.startswith("127.0.0.1:")
-        sockets = listening_sockets()
-        assert sockets, "no socket of the cluster seen"
-        wild = [s for s in sockets if not loopback(s[0], s[1])]
-        assert not wild, f"sockets bound beyond loopback: {wild}"
         got = modbot.search.run(evaluate_batch=ray_eval, **OPTIONS)
         assert ray_eval.tasks == got.evaluations
+        # Bound to loopback, and talking to nothing else: no socket on the decoy address or
+        # on every address (a wildcard bind), none connected beyond loopback (Ray's cloud
+        # metadata probes, a DNS lookup).
+        sockets = namespace_sockets()
+        assert any(s[0].startswith("tcp") for s in sockets), "no socket of the cluster seen"
+        beyond = [
+            s for s in sockets
+            if not loopback(s[0], s[1]) or not (wildcard(s[3]) or loopback(s[0], s[3]))
+        ]
+        assert not beyond, f"sockets beyond loopback: {beyond}"
     assert got.best == expected.best
     assert got.fitness == expected.fitness
     assert got.checkpoint == expected.checkpoint
 
 
-def test_python_m_modbot_search_on_a_local_ray_cluster_writes_the_command_s_folder(in_process, tmp_path):
+def test_python_m_modbot_search_on_a_local_ray_cluster_writes_the_command_s_folder(in_process, tmp_path, netns):
     out_cli, _, expected = in_process
     out = tmp_path / "ray"
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
@@ -107,7 +134,12 @@ def test_python_m_modbot_search_on_a_local_ray_cluster_writes_the_command_s_fold
     assert (out / "evaluations.csv").read_text() == (out_cli / "evaluations.csv").read_text()
     assert (out / "checkpoint.json").read_text() == (out_cli / "checkpoint.json").read_text()
     # The folder holds a search: refused without --resume, nothing lost.
-    again = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, env=env)
+    # Refused before Ray is imported: a `ray` that cannot be imported changes nothing.
+    no_ray = tmp_path / "no_ray"
+    (no_ray / "ray").mkdir(parents=True)
+    (no_ray / "ray" / "__init__.py").write_text("raise ImportError('ray imported before the checks')\n")
+    env_no_ray = dict(env, PYTHONPATH=f"{no_ray}{os.pathsep}{env.get('PYTHONPATH', '')}")
+    again = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, env=env_no_ray)
     assert again.returncode == 2 and "--resume" in again.stderr, again.stderr
     assert (out / "checkpoint.json").read_text() == (out_cli / "checkpoint.json").read_text()
 
@@ -146,16 +178,29 @@ def test_the_module_takes_modbot_search_s_options_and_refuses_bad_ones(cli):
     for action in modbot.search.parser()._actions:
         ours.update(o for o in action.option_strings if o.startswith("--"))
     assert theirs <= ours, theirs - ours
+    # An objective may start with a minus, as the command allows.
+    p = subprocess.run(
+        [sys.executable, "-m", "modbot.search", "--in-process", "--objective", "-step_x", "--generations", "0",
+         "--population", "4", "--out", str(ROOT / "target/tmp/py-minus")],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    import shutil
+
+    shutil.rmtree(ROOT / "target/tmp/py-minus", ignore_errors=True)
+    assert p.returncode == 0, p.stderr
     for bad, says in (
         (["--set", "A"], "KEY=VALUE"),
         (["--set", "offset_h_deg=nan"], "finite"),
         (["--generations", "-1"], "--generations -1"),
         (["--objective", "speed"], "speed"),
         (["--in-process", "--num-cpus", "2"], "--in-process"),
+        (["--num-cpus", "0"], "--num-cpus 0"),
+        (["--population", "1"], "population"),
     ):
         p = subprocess.run(
-            [sys.executable, "-m", "modbot.search", "--in-process", *bad] if bad[0] != "--in-process" else
-            [sys.executable, "-m", "modbot.search", *bad],
+            [sys.executable, "-m", "modbot.search", *bad]
+            if bad[0] in ("--in-process", "--num-cpus", "--population")
+            else [sys.executable, "-m", "modbot.search", "--in-process", *bad],
             cwd=ROOT, capture_output=True, text=True,
         )
         assert p.returncode == 2, (bad, p.returncode, p.stderr)

@@ -146,6 +146,17 @@ def run(
     """Runs a controller on a robot with the measurement protocol, as ``modbot run`` does with
     the same arguments (``controller`` a gait, preset or controller name with ``params``, or a
     ``modbot.Controller``; ``world`` a scenario or SDF file, or flat ground)."""
+    for name, value, least in (("seed", seed, 0), ("cycles", cycles, 1), ("warmup", warmup, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{name} {value!r}: expected a whole number >= {least}")
+    for name, value in (("solver_iterations", solver_iterations), ("pgs_iterations", pgs_iterations)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 4096):
+            raise ValueError(f"{name} {value!r}: expected a whole number from 1 to 4096")
+    if params is not None and not isinstance(params, Mapping):
+        raise ValueError(f"params: expected a dict of parameter -> value, got {type(params).__name__}")
+    for key, value in (params or {}).items():
+        if isinstance(value, bool):
+            raise ValueError(f"params[{key!r}] = {value}: expected a number")
     rob = _robot(robot, modules)
     if isinstance(controller, Controller):
         if params:
@@ -211,6 +222,9 @@ _REQUEST_KEYS = (
 )
 
 
+_WHOLE = ("population", "generations", "seed", "threads", "cycles", "warmup")
+
+
 def request_json(**request: Any) -> str:
     """A search request (``modbot search``'s options, by their long names with ``_`` for
     ``-``; ``genes`` a list of ``KEY[=MIN:MAX[:STEP]]``, ``set`` a dict of fixed parameters,
@@ -218,6 +232,9 @@ def request_json(**request: Any) -> str:
     unknown = sorted(set(request) - set(_REQUEST_KEYS))
     if unknown:
         raise ValueError(f"search request: unknown option(s) {', '.join(unknown)} (known: {', '.join(_REQUEST_KEYS)})")
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
     doc = {}
     for k, v in request.items():
         if v is None:
@@ -226,17 +243,25 @@ def request_json(**request: Any) -> str:
             if not isinstance(v, Mapping):
                 raise ValueError("set: expected a dict of parameter -> value")
             for key, val in v.items():
-                if not isinstance(val, (int, float)) or not math.isfinite(val):
+                if not number(val):
                     raise ValueError(f"set {key}={val}: expected a finite number")
             v = [[str(key), float(val)] for key, val in v.items()]
         elif k in ("genes", "maze"):
             if isinstance(v, str):
-                v = [v]
-            v = [str(x) for x in v]
+                v = v.split(",") if k == "maze" else [v]
+            v = [str(x).strip() for x in v]
         elif k in ("world", "modules", "gaits"):
             v = os.fspath(v)
-        elif isinstance(v, float) and not math.isfinite(v):
-            raise ValueError(f"{k} {v}: expected a finite number")
+        elif k in _WHOLE:
+            # seed is a u64, the others usize; 2**53 keeps them exact through JSON.
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 2**53:
+                raise ValueError(f"{k} {v!r}: expected a whole number >= 0")
+        elif k in ("max_time", "enter_within"):
+            if not number(v) or abs(v) > 1e300:
+                raise ValueError(f"{k} {v!r}: expected a finite number")
+            v = float(v)
+        elif not isinstance(v, str):
+            raise ValueError(f"{k} {v!r}: expected a string")
         doc[k] = v
     return json.dumps(doc, allow_nan=False)
 

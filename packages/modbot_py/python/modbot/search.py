@@ -42,6 +42,11 @@ class SearchResult:
     checkpoint: dict
 
 
+def _floats(measured: dict) -> dict:
+    # The checkpoint writes an unmeasured value as the string "nan".
+    return {k: float(v) if isinstance(v, str) else v for k, v in measured.items()}
+
+
 def _result(cp_json: str) -> SearchResult:
     cp = json.loads(cp_json)
     keys = [g["key"] for g in cp["problem"]["genes"]]
@@ -52,7 +57,7 @@ def _result(cp_json: str) -> SearchResult:
     return SearchResult(
         best=None if best is None else dict(zip(keys, best["values"])),
         fitness=None if best is None else best["fitness"],
-        measured=None if best is None else best["measured"],
+        measured=None if best is None else _floats(best["measured"]),
         evaluations=len(cp["evaluations"]),
         checkpoint=cp,
     )
@@ -106,21 +111,51 @@ class RayEvaluator:
     (the cluster is left on shutdown when it was started here)."""
 
     def __init__(self, request: str, address: Optional[str] = None, num_cpus: Optional[int] = None):
+        if num_cpus is not None and (isinstance(num_cpus, bool) or not isinstance(num_cpus, int) or num_cpus < 1):
+            raise ValueError(f"num_cpus {num_cpus!r}: expected a whole number >= 1")
+        if address is not None and num_cpus is not None:
+            raise ValueError("num_cpus: the cluster at address has its own")
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        if address is None:
+            # Ray replaces a loopback node address by the machine's routable one unless its
+            # "cluster" mode is off (ray_constants.ENABLE_RAY_CLUSTER, read at import): off,
+            # every process of the local cluster binds 127.0.0.1 (record 0039).
+            os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
         import ray  # noqa: PLC0415 - Ray is needed only here
 
         self._ray = ray
         if address is None:
-            ray.init(
-                num_cpus=num_cpus,
-                include_dashboard=False,
-                _node_ip_address="127.0.0.1",
-                logging_level="warning",
-                log_to_driver=False,
-            )
+            if ray._private.ray_constants.ENABLE_RAY_CLUSTER:
+                raise RuntimeError(
+                    "Ray was imported before a local cluster was asked for: import modbot.search's "
+                    "RayEvaluator first, or set RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0, so it binds 127.0.0.1 only"
+                )
+            # Ray's head always runs its usage-statistics module, which probes cloud metadata
+            # servers (169.254.169.254, metadata.google.internal) over HTTP even with the
+            # statistics off. The cluster's processes get a proxy on a closed loopback port,
+            # so those probes fail at once on 127.0.0.1 instead of leaving the machine;
+            # loopback itself is exempt (record 0039).
+            proxy = {k: "http://127.0.0.1:9" for k in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")}
+            proxy.update({k: "127.0.0.1,localhost,::1" for k in ("no_proxy", "NO_PROXY")})
+            saved = {k: os.environ.get(k) for k in proxy}
+            os.environ.update(proxy)
+            try:
+                # "local": a new cluster here, never one RAY_ADDRESS or a `ray start` names.
+                ray.init(
+                    address="local",
+                    num_cpus=num_cpus,
+                    include_dashboard=False,
+                    _node_ip_address="127.0.0.1",
+                    logging_level="warning",
+                    log_to_driver=False,
+                )
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
         else:
-            if num_cpus is not None:
-                raise ValueError("num_cpus: the cluster at address has its own")
             ray.init(address=address, logging_level="warning", log_to_driver=False)
         self._task = ray.remote(num_cpus=1, max_retries=2)(_evaluate_on_worker)
         self._request = ray.put(request)
@@ -213,12 +248,21 @@ def _options(a: argparse.Namespace) -> dict:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # An objective may start with a minus (`--objective -step_x`), as the command allows.
+    for i, arg in enumerate(argv[:-1]):
+        if arg == "--objective":
+            argv[i : i + 2] = [f"--objective={argv[i + 1]}"]
+            break
     a = parser().parse_args(argv)
     for name in ("population", "generations", "seed", "threads", "cycles", "warmup", "num_cpus"):
         v = getattr(a, name)
         if v is not None and v < 0:
             print(f"error: --{name.replace('_', '-')} {v}: expected a number >= 0", file=sys.stderr)
             return 2
+    if a.num_cpus == 0:
+        print("error: --num-cpus 0: a cluster needs at least one CPU", file=sys.stderr)
+        return 2
     if len({k for k, _ in a.set}) != len(a.set):
         print("error: --set: a parameter is given twice", file=sys.stderr)
         return 2
@@ -230,8 +274,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = _options(a)
     try:
         request = request_json(**options)
-        # The problem is checked here, before a cluster is started for it.
+        # The problem, the settings and the folder are checked here, before a cluster is
+        # started for them.
         _modbot.SearchProblem(request)
+        _modbot.check_search_folder(out, a.resume)
         started = time.monotonic()
 
         def progress(p: dict) -> None:
@@ -257,6 +303,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print(f"interrupted: the last generation's checkpoint is in {out} (--resume continues it)", file=sys.stderr)
         return 130
+    except Exception as e:  # a cluster's failure (a worker lost beyond its retries, ...)
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
     wall = time.monotonic() - started
     if result.best is None:
         print(f"no candidate ran ({result.evaluations} evaluations)")
