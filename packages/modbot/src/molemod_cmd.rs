@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use modbot_planner::molemod::grid::Cell;
-use modbot_planner::molemod::{FAMILIES, HeuristicKind, MoleError, Options, Plan, Task, check_plan, family, plan};
+use modbot_planner::molemod::{
+    Action, FAMILIES, HeuristicKind, MoleError, Options, Plan, Task, check_plan, family, plan,
+};
 use serde_json::json;
 
 use clap::Subcommand;
@@ -142,23 +144,26 @@ fn frames(p: &Plan) -> String {
     out
 }
 
-/// An SVG storyboard: one frame per state, modules grey, robots orange.
+/// An SVG storyboard: one frame per state, modules grey, robots orange; under each frame
+/// after the first, the actions of the step that led to it.
 fn storyboard(p: &Plan) -> String {
     let s0 = &p.states[0];
     let cell = 24.0;
     let (w, h) = (s0.cols() as f64 * cell, s0.rows() as f64 * cell);
     let gap = 16.0;
+    // A row: the frames' titles, the frames, two lines of actions (10 px text), a gap.
+    let (line, row_h) = (11.0, h + gap + 18.0 + 24.0);
     let per_row = 6usize;
     let n = p.states.len();
     let rows = n.div_ceil(per_row);
     let width = per_row.min(n) as f64 * (w + gap) + gap;
-    let height = rows as f64 * (h + gap + 18.0) + gap;
+    let height = rows as f64 * row_h + gap;
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     );
     for (k, s) in p.states.iter().enumerate() {
         let x0 = gap + (k % per_row) as f64 * (w + gap);
-        let y0 = gap + (k / per_row) as f64 * (h + gap + 18.0) + 14.0;
+        let y0 = gap + (k / per_row) as f64 * row_h + 14.0;
         let _ = writeln!(
             svg,
             "<text x=\"{x0}\" y=\"{}\">{}</text>",
@@ -173,6 +178,23 @@ fn storyboard(p: &Plan) -> String {
             svg,
             "<rect x=\"{x0}\" y=\"{y0}\" width=\"{w}\" height=\"{h}\" fill=\"none\" stroke=\"#999\"/>"
         );
+        if let Some(step) = k.checked_sub(1).and_then(|i| p.steps.get(i)) {
+            // Squeezed to the frame and its gap where a rough width estimate says it is wider.
+            let room = w + gap - 4.0;
+            for (i, text) in action_lines(&step.actions).iter().enumerate() {
+                let fit = if text.chars().count() as f64 * 6.2 > room {
+                    format!(" textLength=\"{room}\" lengthAdjust=\"spacingAndGlyphs\"")
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(
+                    svg,
+                    "<text x=\"{x0}\" y=\"{}\" font-size=\"10\" fill=\"#444\"{fit}>{}</text>",
+                    y0 + h + (i + 1) as f64 * line,
+                    xml_escape(text)
+                );
+            }
+        }
         for i in 0..s.rows() * s.cols() {
             let (r, c) = s.pos(i);
             let (x, y) = (x0 + c as f64 * cell, y0 + r as f64 * cell);
@@ -202,6 +224,31 @@ fn storyboard(p: &Plan) -> String {
     }
     svg.push_str("</svg>\n");
     svg
+}
+
+/// A step's actions as at most two lines, one each, the second noting any more.
+fn action_lines(actions: &[Action]) -> Vec<String> {
+    let more = actions.len().saturating_sub(2);
+    actions
+        .iter()
+        .take(2)
+        .enumerate()
+        .map(|(i, a)| {
+            if i == 1 && more > 0 {
+                format!("{a} (+{more} more)")
+            } else {
+                a.to_string()
+            }
+        })
+        .collect()
+}
+
+/// `text` escaped for XML character data and attribute values.
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 fn bench(time_limit_ms: u64, max_size: usize, quiet: bool) -> Result<()> {
@@ -262,4 +309,36 @@ fn bench(time_limit_ms: u64, max_size: usize, quiet: bool) -> Result<()> {
         }
     }
     emit(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use modbot_planner::molemod::GridState;
+
+    #[test]
+    fn the_storyboard_labels_each_step_with_its_actions() {
+        let grid = |text: &str| GridState::parse(text, "grid").unwrap();
+        let options = Options {
+            heuristic: HeuristicKind::Manhattan,
+            ..Options::default()
+        };
+        let task = Task::new(
+            grid("0 0 0 0 0\n0 0 0 0 0\n0 0 0 0 0\n0 0 0 0 0\n2 1 1 1 1\n"),
+            grid("0 0 0 0 0\n0 0 0 0 0\n0 1 0 0 0\n0 1 0 0 0\n0 1 1 1 0\n"),
+            options,
+        )
+        .unwrap();
+        let p = plan(&task, None, &|| false).unwrap();
+        let svg = storyboard(&p);
+        assert!(svg.contains(">start</text>") && svg.contains(&format!(">step {}</text>", p.steps.len())));
+        for step in &p.steps {
+            let first = xml_escape(&step.actions[0].to_string());
+            assert!(
+                svg.contains(&format!(">{first}</text>")),
+                "no label `{first}` in\n{svg}"
+            );
+        }
+        assert_eq!(xml_escape("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
+    }
 }

@@ -203,7 +203,7 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
     std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&summary)? + "\n")
         .context("writing summary.json")?;
     let names: Vec<String> = robot.joint_names();
-    crate::plot::run_plot(&dir.join("plot.png"), &robot.name, &run.samples, &names)?;
+    crate::plot::run_plot(&dir.join("plot.png"), &robot.name, &world, &run.samples, &names)?;
     let mut text = format!(
         "{}: {:.2} cm/s ({:.2} cm per {:.1} s wave period), heading {:+.1}°/period, closest IR {:.0}/128{}\n",
         robot.name,

@@ -237,6 +237,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     crate::plot::run_plot(
         &png,
         &format!("{} {}", args.robot, eval.controller),
+        &world,
         &eval.samples,
         &joint_names,
     )?;

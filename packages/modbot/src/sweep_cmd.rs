@@ -141,6 +141,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         &y.values,
         &grid,
         (&x.key, &y.key),
+        &format!("{} ({unit})", args.metric),
     )?;
     let counts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
     emit(format!(
