@@ -53,20 +53,8 @@ pub struct MazeTimes {
 impl MazeTimes {
     /// The rules, each time checked and named.
     pub fn rules(&self) -> Result<modbot_sim::maze::MazeRules> {
-        if !(self.max_time.is_finite() && self.max_time > 0.0 && self.max_time <= 86_400.0) {
-            return Err(BadInput(format!("--max-time {}: expected a time in (0, 86400] s", self.max_time)).into());
-        }
-        if !(self.enter_within.is_finite() && self.enter_within > 0.0 && self.enter_within <= self.max_time) {
-            return Err(BadInput(format!(
-                "--enter-within {}: expected a time in (0, --max-time] s",
-                self.enter_within
-            ))
-            .into());
-        }
-        Ok(modbot_sim::maze::MazeRules {
-            max_time_s: self.max_time,
-            enter_within_s: self.enter_within,
-        })
+        modbot_sim::maze::MazeRules::checked(self.max_time, self.enter_within, ["--max-time", "--enter-within"])
+            .map_err(|e| BadInput(e).into())
     }
 }
 

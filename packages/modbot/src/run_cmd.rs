@@ -212,24 +212,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     let rtf = eval.simulated_s / wall.max(1e-9);
 
-    let summary = json!({
-        "robot": args.robot,
-        "robot_name": robot.name,
-        "controller": eval.controller,
-        "params": eval.params,
-        "status": eval.report.status,
-        "notes": eval.notes.iter().chain(&eval.report.findings).collect::<Vec<_>>(),
-        "world": world.name,
-        "seed": args.seed,
-        "engine": eval.engine.to_string(),
-        "physics_step_s": eval.step_s,
-        "control_rate_hz": args.rate,
-        "physics_steps": eval.steps,
-        "simulated_s": eval.simulated_s,
-        "wall_s": wall,
-        "real_time_factor": rtf,
-        "report": eval.report,
-    });
+    let mut summary = eval.summary(&args.robot, &robot.name, &world.name, args.seed, args.rate);
+    summary["wall_s"] = json!(wall);
+    summary["real_time_factor"] = json!(rtf);
     let json_path = dir.join("summary.json");
     std::fs::write(&json_path, serde_json::to_string_pretty(&summary)? + "\n")
         .with_context(|| format!("writing {}", json_path.display()))?;

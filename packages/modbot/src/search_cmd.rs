@@ -9,8 +9,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use modbot_app::search::{
-    Checkpoint, Hooks, Method, Objective, Requirement, SearchRequest, minimal_configuration, minimal_robots,
-    open_folder, run_search, save_generation, write_results,
+    Checkpoint, Hooks, Method, Objective, Requirement, SearchRequest, folder_slug, minimal_configuration,
+    minimal_robots, open_folder, run_search, save_generation, write_results,
 };
 use modbot_sim::Engine;
 use serde_json::json;
@@ -245,11 +245,10 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     // The settings and the rules, checked before any folder is made.
     args.request(&args.robot, &objective).settings()?;
     args.times.rules()?;
-    let slug = |s: &str| s.replace([':', '/', '.'], "_");
     let dir = args
         .out
         .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("runs/search_{}_{}", slug(&args.robot), slug(&args.gait))));
+        .unwrap_or_else(|| args.request(&args.robot, &objective).default_folder());
     if args.minimal.is_none() && !args.require.is_empty() {
         return Err(BadInput("--require belongs to a minimal-configuration search (--minimal FAMILY)".into()).into());
     }
@@ -277,7 +276,8 @@ pub fn run(args: &SearchArgs) -> Result<()> {
             requirements.extend(args.require.iter().cloned());
             let robots = minimal_robots(family, 2, args.max_modules)?;
             // One folder per robot, one sub-folder per gait searched on it.
-            let folder = |robot: &str, req: &Requirement| dir.join(slug(robot)).join(objective_slug(&req.objective));
+            let folder =
+                |robot: &str, req: &Requirement| dir.join(folder_slug(robot)).join(objective_slug(&req.objective));
             let (found, tries) = minimal_configuration::<anyhow::Error>(&robots, &requirements, &mut |robot, req| {
                 let sub = folder(robot, req);
                 let cp = search_one(args, robot, &req.objective, &sub)?;

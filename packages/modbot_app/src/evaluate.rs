@@ -78,6 +78,37 @@ pub struct Evaluation {
     pub simulated_s: f64,
 }
 
+impl Evaluation {
+    /// The run's summary as `modbot run` writes it to summary.json, without its wall-clock
+    /// fields (the command adds `wall_s` and `real_time_factor`): `robot` as the user named
+    /// it, the robot's and the world's names, the seed and the control rate it ran with.
+    pub fn summary(
+        &self,
+        robot: &str,
+        robot_name: &str,
+        world: &str,
+        seed: u64,
+        control_rate_hz: f64,
+    ) -> serde_json::Value {
+        serde_json::json!({
+            "robot": robot,
+            "robot_name": robot_name,
+            "controller": self.controller,
+            "params": self.params,
+            "status": self.report.status,
+            "notes": self.notes.iter().chain(&self.report.findings).collect::<Vec<_>>(),
+            "world": world,
+            "seed": seed,
+            "engine": self.engine.to_string(),
+            "physics_step_s": self.step_s,
+            "control_rate_hz": control_rate_hz,
+            "physics_steps": self.steps,
+            "simulated_s": self.simulated_s,
+            "report": self.report,
+        })
+    }
+}
+
 /// Runs `controller` on `robot` in `world` (start moved by `seed`, 0 = as written) with the
 /// measurement protocol, closed loop, and returns the report. `progress` gets (simulated
 /// time, expected total) after every control tick.

@@ -203,7 +203,7 @@ fn run_options(
     if cycles == 0 {
         return Err(bad("cycles must be at least 1".into()));
     }
-    if !(rate.is_finite() && rate > 0.0 && rate <= modbot_sim::MAX_CONTROL_RATE_HZ) {
+    if !modbot_sim::is_control_rate(rate) {
         return Err(bad(format!(
             "rate {rate}: expected a control rate in (0, {}] Hz",
             modbot_sim::MAX_CONTROL_RATE_HZ
@@ -283,22 +283,7 @@ fn run(
     let eval = py
         .detach(|| modbot_app::evaluate(topology, spec, &scenario, seed, &options, &mut |_, _| {}))
         .map_err(py_err)?;
-    let summary = serde_json::json!({
-        "robot": robot.spec,
-        "robot_name": topology.name,
-        "controller": eval.controller,
-        "params": eval.params,
-        "status": eval.report.status,
-        "notes": eval.notes.iter().chain(&eval.report.findings).collect::<Vec<_>>(),
-        "world": scenario.name,
-        "seed": seed,
-        "engine": eval.engine.to_string(),
-        "physics_step_s": eval.step_s,
-        "control_rate_hz": rate,
-        "physics_steps": eval.steps,
-        "simulated_s": eval.simulated_s,
-        "report": eval.report,
-    });
+    let summary = eval.summary(&robot.spec, &topology.name, &scenario.name, seed, rate);
     let n = eval.samples.len();
     let j = eval.joint_names.len();
     let column = |f: &dyn Fn(&modbot_sim::Sample) -> f64| eval.samples.iter().map(f).collect::<Vec<f64>>();
@@ -454,7 +439,8 @@ fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDi
 /// `evaluate_batch` (a callable taking a list of candidates, each a list of gene values, and
 /// returning their outcomes as `SearchProblem.evaluate_json` gives them, in order) the
 /// evaluations are done by it, e.g. as Ray tasks; without, on the request's worker threads.
-/// `progress` gets a dict after every generation. Returns the final checkpoint (JSON).
+/// `progress` gets a dict after every generation. Returns the final checkpoint (JSON) and
+/// the index of its best evaluation (the earliest of equals), if any ran.
 #[pyfunction]
 #[pyo3(signature = (request, out = None, resume = false, evaluate_batch = None, progress = None))]
 fn search(
@@ -464,7 +450,7 @@ fn search(
     resume: bool,
     evaluate_batch: Option<Py<PyAny>>,
     progress: Option<Py<PyAny>>,
-) -> PyResult<String> {
+) -> PyResult<(String, Option<usize>)> {
     let req = SearchRequest::from_json(request).map_err(py_err)?;
     let settings = req.settings().map_err(py_err)?;
     let problem = req.problem().map_err(py_err)?;
@@ -536,7 +522,15 @@ fn search(
         )
         .map_err(py_err)?;
     }
-    serde_json::to_string(&cp).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    let text = serde_json::to_string(&cp).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok((text, cp.best().map(|b| b.index)))
+}
+
+/// The output folder of a search when none is given (`runs/search_<robot>_<gait>`).
+#[pyfunction]
+fn default_search_folder(request: &str) -> PyResult<String> {
+    let req = SearchRequest::from_json(request).map_err(py_err)?;
+    Ok(req.default_folder().to_string_lossy().into_owned())
 }
 
 /// Checks a search's output folder before anything runs: refused when it holds a search and
@@ -557,6 +551,7 @@ fn _modbot(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gait_table, m)?)?;
     m.add_function(wrap_pyfunction!(search, m)?)?;
     m.add_function(wrap_pyfunction!(check_search_folder, m)?)?;
+    m.add_function(wrap_pyfunction!(default_search_folder, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -113,6 +113,27 @@ pub struct MazeRules {
     pub enter_within_s: f64,
 }
 
+impl MazeRules {
+    /// The rules with both times checked: `max_time_s` in (0, 86400] s, `enter_within_s` in
+    /// (0, `max_time_s`]; a refusal names the offending time by the caller's `names` for
+    /// (max time, enter within), e.g. its command-line options.
+    pub fn checked(max_time_s: f64, enter_within_s: f64, names: [&str; 2]) -> Result<MazeRules, String> {
+        if !(max_time_s.is_finite() && max_time_s > 0.0 && max_time_s <= 86_400.0) {
+            return Err(format!("{} {max_time_s}: expected a time in (0, 86400] s", names[0]));
+        }
+        if !(enter_within_s.is_finite() && enter_within_s > 0.0 && enter_within_s <= max_time_s) {
+            return Err(format!(
+                "{} {enter_within_s}: expected a time in (0, {}] s",
+                names[1], names[0]
+            ));
+        }
+        Ok(MazeRules {
+            max_time_s,
+            enter_within_s,
+        })
+    }
+}
+
 impl Default for MazeRules {
     fn default() -> Self {
         MazeRules {

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 pub use cmaes::{Cmaes, CmaesSettings};
 pub use ga::{Ga, GaSettings};
 pub use problem::{Gene, Measured, Metric, Objective, Problem, Scored, default_genes, lookup_spec, param_specs};
-pub use request::{SearchRequest, open_folder, parse_gene, save_generation, write_results};
+pub use request::{SearchRequest, folder_slug, open_folder, parse_gene, save_generation, write_results};
 
 use crate::error::{AppError, Result};
 

@@ -116,7 +116,21 @@ pub fn parse_gene(text: &str, library: &GaitLibrary, robot: &Topology, gait: &st
     Ok(gene)
 }
 
+/// A robot or gait name as part of a folder name: `pp:8` → `pp_8`.
+pub fn folder_slug(name: &str) -> String {
+    name.replace([':', '/', '.'], "_")
+}
+
 impl SearchRequest {
+    /// The output folder when none is given: `runs/search_<robot>_<gait>`.
+    pub fn default_folder(&self) -> PathBuf {
+        PathBuf::from(format!(
+            "runs/search_{}_{}",
+            folder_slug(&self.robot),
+            folder_slug(&self.gait)
+        ))
+    }
+
     /// The request from JSON, unknown keys refused by name.
     pub fn from_json(text: &str) -> Result<SearchRequest> {
         serde_json::from_str(text).map_err(|e| AppError::BadInput(format!("search request: {e}")))
@@ -156,22 +170,7 @@ impl SearchRequest {
 
     /// The maze rules, each time checked and named.
     pub fn rules(&self) -> Result<MazeRules> {
-        if !(self.max_time.is_finite() && self.max_time > 0.0 && self.max_time <= 86_400.0) {
-            return Err(AppError::BadInput(format!(
-                "max_time {}: expected a time in (0, 86400] s",
-                self.max_time
-            )));
-        }
-        if !(self.enter_within.is_finite() && self.enter_within > 0.0 && self.enter_within <= self.max_time) {
-            return Err(AppError::BadInput(format!(
-                "enter_within {}: expected a time in (0, max_time] s",
-                self.enter_within
-            )));
-        }
-        Ok(MazeRules {
-            max_time_s: self.max_time,
-            enter_within_s: self.enter_within,
-        })
+        MazeRules::checked(self.max_time, self.enter_within, ["max_time", "enter_within"]).map_err(AppError::BadInput)
     }
 
     /// The gait library the request names.

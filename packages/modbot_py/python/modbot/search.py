@@ -47,13 +47,11 @@ def _floats(measured: dict) -> dict:
     return {k: float(v) if isinstance(v, str) else v for k, v in measured.items()}
 
 
-def _result(cp_json: str) -> SearchResult:
+def _result(cp_json: str, best_index: Optional[int]) -> SearchResult:
     cp = json.loads(cp_json)
     keys = [g["key"] for g in cp["problem"]["genes"]]
-    best = None
-    for e in cp["evaluations"]:  # the earliest of equals, as the Rust search
-        if e["fitness"] is not None and (best is None or e["fitness"] > best["fitness"]):
-            best = e
+    # The best as the Rust search ranks it (the earliest of equals).
+    best = None if best_index is None else cp["evaluations"][best_index]
     return SearchResult(
         best=None if best is None else dict(zip(keys, best["values"])),
         fitness=None if best is None else best["fitness"],
@@ -78,14 +76,14 @@ def run(
     gets a generation's new candidates (lists of gene values) and returns their outcomes
     (``SearchProblem.evaluate_json``), in order; without it the Rust worker threads evaluate
     (``threads``). ``progress`` gets a dict after every generation."""
-    cp = _modbot.search(
+    cp, best_index = _modbot.search(
         request_json(**options),
         out=None if out is None else os.fspath(out),
         resume=resume,
         evaluate_batch=evaluate_batch,
         progress=progress,
     )
-    return _result(cp)
+    return _result(cp, best_index)
 
 
 # A worker process keeps the problems it has built (a problem loads its robot, world and
@@ -269,11 +267,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if a.in_process and (a.address is not None or a.num_cpus is not None):
         print("error: --in-process runs no Ray: leave out --address and --num-cpus", file=sys.stderr)
         return 2
-    slug = lambda s: s.replace(":", "_").replace("/", "_").replace(".", "_")  # noqa: E731
-    out = a.out or f"runs/search_{slug(a.robot)}_{slug(a.gait)}"
     options = _options(a)
+    out = a.out
     try:
         request = request_json(**options)
+        out = out or _modbot.default_search_folder(request)
         # The problem, the settings and the folder are checked here, before a cluster is
         # started for them.
         _modbot.SearchProblem(request)
