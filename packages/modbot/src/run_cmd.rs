@@ -180,7 +180,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
             if lines && total > 0.0 && t >= next_line * total {
                 let rtf = t / started.elapsed().as_secs_f64().max(1e-9);
                 eprintln!("sim {t:.1}/{total:.1} s, real-time factor {rtf:.1}");
-                next_line = (t / total * 10.0).floor() / 10.0 + 0.1;
+                // The next tenth after this one (t / total = 0.8 may compute as 0.7999…).
+                next_line = ((t / total * 10.0 + 1e-9).floor() + 1.0) / 10.0;
             }
         },
         &mut sink,

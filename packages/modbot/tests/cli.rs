@@ -395,6 +395,9 @@ fn long_commands_print_progress_lines_off_a_terminal() {
         .map(str::to_string)
         .collect();
     assert!((9..=11).contains(&lines.len()), "{}", stderr(&o));
+    // A line per tenth, none twice (t / total = 0.8 computes as 0.7999…).
+    let times: Vec<&str> = lines.iter().filter_map(|l| l.split('/').next()).collect();
+    assert!(times.windows(2).all(|w| w[0] != w[1]), "{lines:?}");
     assert!(
         lines.last().is_some_and(|l| l.starts_with("sim 8.0/8.0 s")),
         "{lines:?}"
