@@ -7,8 +7,11 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use modbot_app::recording::{GaitRun, Recording};
+use modbot_app::replay::{Frames, LinkPoseCsv, ReplayInfo, ReplayLink, replay_links, three_js_available, write_html};
 use modbot_app::{ControllerSpec, EvalOptions, evaluate_streaming, load_robot, load_world_for};
-use modbot_sim::{Engine, Report, RunPlan, Sample};
+use modbot_description::DescriptionConfig;
+use modbot_sim::{Engine, Report, RunPlan, Sample, Simulator};
 use serde_json::json;
 
 use crate::common::{BadInput, ConfigArgs, fresh_dir, parse_set};
@@ -70,11 +73,30 @@ pub struct RunArgs {
     /// Gauss-Seidel sweeps per solver iteration (native default 1, rapier 4).
     #[arg(long)]
     pub pgs_iterations: Option<usize>,
+    /// Also record the run as ROS 2 messages in `run.mcap` (tf, joint_states, odom,
+    /// robot_description, the commands and the gait; Foxglove and rosbag2 open it).
+    #[arg(long)]
+    pub mcap: bool,
+    /// No `replay.html` (the link poses, `links.csv`, are still written).
+    #[arg(long)]
+    pub no_replay: bool,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// The files a run writes as it goes, in its working folder.
+const STREAMED: [&str; 3] = ["trajectory.csv", "links.csv", "run.mcap"];
+
+/// What the run records beside its trajectory, opened at its first sample (when the
+/// simulator exists): link poses (links.csv and the replay's frames) and the MCAP recording.
+struct Extras {
+    links_csv: LinkPoseCsv,
+    frames: Frames,
+    replay_links: Vec<ReplayLink>,
+    mcap: Option<Recording>,
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -118,22 +140,29 @@ pub fn run(args: &RunArgs) -> Result<()> {
         ProgressBar::new(1000)
     };
     bar.set_style(ProgressStyle::with_template("{bar:40} sim {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()));
-    // The trajectory streams to its file as the samples are recorded, so a run of any length
-    // holds only what the measurement needs. Without --out the folder is named after the
-    // controller the run builds: the file is written beside it and moved in at the end.
-    let (dir, csv_path) = match &args.out {
+    // The trajectory (and the link poses, and the recording) stream to their files as the
+    // samples are recorded, so a run of any length holds only what the measurement needs.
+    // Without --out the folder is named after the controller the run builds: the files are
+    // written in a working folder beside it and moved in at the end.
+    let (dir, work) = match &args.out {
         Some(dir) => {
             let dir = fresh_dir(dir, true, args.force)?;
-            let csv = dir.join("trajectory.csv");
-            (Some(dir), csv)
+            (Some(dir.clone()), dir)
         }
-        None => (
-            None,
-            PathBuf::from(format!("runs/.trajectory-{}.csv", std::process::id())),
-        ),
+        None => (None, PathBuf::from(format!("runs/.run-{}", std::process::id()))),
     };
-    let parent = csv_path.parent().unwrap_or(std::path::Path::new("."));
-    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    // A failed run leaves nothing behind, so the same command can be given again.
+    let clean_up = |work: &std::path::Path| {
+        if dir.is_some() {
+            for f in STREAMED {
+                let _ = std::fs::remove_file(work.join(f));
+            }
+        } else {
+            let _ = std::fs::remove_dir_all(work);
+        }
+    };
+    let csv_path = work.join("trajectory.csv");
     let joint_names = robot.joint_names();
     let file = std::fs::File::create(&csv_path).with_context(|| format!("creating {}", csv_path.display()))?;
     let mut csv = std::io::BufWriter::new(file);
@@ -145,8 +174,21 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let _ = write!(header, ",{j}_angle_rad");
     }
     writeln!(csv, "{header}").with_context(|| format!("writing {}", csv_path.display()))?;
+    let urdf = if args.mcap {
+        Some(modbot_description::urdf::urdf(&robot, &DescriptionConfig::builtin())?)
+    } else {
+        None
+    };
+    let gait_run = match &controller {
+        ControllerSpec::Gait { name, params } => Some(GaitRun {
+            gait: name.clone(),
+            params: params.clone(),
+        }),
+        _ => None,
+    };
+    let mut extras: Option<Extras> = None;
     let mut row = String::new();
-    let mut sink = |smp: &Sample| -> std::result::Result<(), String> {
+    let mut sink = |smp: &Sample, sim: &Simulator| -> std::result::Result<(), String> {
         row.clear();
         let _ = write!(
             row,
@@ -158,7 +200,31 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
         row.push('\n');
         csv.write_all(row.as_bytes())
-            .map_err(|e| format!("{}: {e}", csv_path.display()))
+            .map_err(|e| format!("{}: {e}", csv_path.display()))?;
+        if extras.is_none() {
+            let mcap = match &urdf {
+                Some(urdf) => Some(
+                    Recording::create(&work.join("run.mcap"), sim, urdf, gait_run.as_ref(), &world)
+                        .map_err(|e| e.to_string())?,
+                ),
+                None => None,
+            };
+            extras = Some(Extras {
+                links_csv: LinkPoseCsv::create(&work.join("links.csv"), sim.link_names()).map_err(|e| e.to_string())?,
+                frames: Frames::default(),
+                replay_links: replay_links(sim, &[&robot]),
+                mcap,
+            });
+        }
+        if let Some(x) = extras.as_mut() {
+            let poses = sim.link_poses();
+            x.links_csv.write(smp.t, &poses)?;
+            x.frames.push(smp.t, &poses, smp.com);
+            if let Some(m) = x.mcap.as_mut() {
+                m.record(sim, &smp.targets).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
     };
     let started = Instant::now();
     let mut last_draw = 0.0;
@@ -185,14 +251,20 @@ pub fn run(args: &RunArgs) -> Result<()> {
             }
         },
         &mut sink,
-    )
-    // A failed run leaves nothing behind, so the same command can be given again.
-    .inspect_err(|_| {
-        let _ = std::fs::remove_file(&csv_path);
-    })?;
+    );
     let wall = started.elapsed().as_secs_f64();
-    csv.flush().with_context(|| format!("writing {}", csv_path.display()))?;
+    let finished = eval.map_err(anyhow::Error::from).and_then(|eval| {
+        csv.flush().with_context(|| format!("writing {}", csv_path.display()))?;
+        let x = extras.take().context("the run recorded no sample")?;
+        x.links_csv.finish()?;
+        let messages = match x.mcap {
+            Some(m) => Some(m.finish()?),
+            None => None,
+        };
+        Ok((eval, x.frames, x.replay_links, messages))
+    });
     drop(csv);
+    let (eval, frames, links, mcap_messages) = finished.inspect_err(|_| clean_up(&work))?;
     let dir = match dir {
         Some(d) => d,
         None => {
@@ -202,8 +274,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 args.force,
             )?;
             std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
-            let to = d.join("trajectory.csv");
-            std::fs::rename(&csv_path, &to).with_context(|| format!("moving the trajectory to {}", to.display()))?;
+            for f in STREAMED {
+                let from = work.join(f);
+                if from.exists() {
+                    let to = d.join(f);
+                    std::fs::rename(&from, &to)
+                        .with_context(|| format!("moving {} to {}", from.display(), to.display()))?;
+                }
+            }
+            let _ = std::fs::remove_dir(&work);
             d
         }
     };
@@ -228,14 +307,31 @@ pub fn run(args: &RunArgs) -> Result<()> {
         &joint_names,
     )?;
 
+    let mut written = vec!["trajectory.csv", "links.csv", "summary.json", "plot.png"];
+    if !args.no_replay {
+        match three_js_available() {
+            Ok(()) => {
+                let info = ReplayInfo {
+                    robot: args.robot.clone(),
+                    controller: eval.controller.clone(),
+                    world: world.name.clone(),
+                    rate_hz: args.rate,
+                };
+                write_html(&dir.join("replay.html"), &info, &links, &world, &frames)?;
+                written.push("replay.html");
+            }
+            Err(why) => eprintln!("note: replay.html not written: {why}"),
+        }
+    }
+    if let Some(n) = mcap_messages {
+        written.push("run.mcap");
+        tracing::debug!("run.mcap: {n} messages");
+    }
+
     let table = summary_table(&eval.report, rtf, eval.engine, args.poses.is_some());
     let mut stdout = std::io::stdout().lock();
     let _ = write!(stdout, "{table}");
-    let _ = writeln!(
-        stdout,
-        "run folder: {} (trajectory.csv, summary.json, plot.png)",
-        dir.display()
-    );
+    let _ = writeln!(stdout, "run folder: {} ({})", dir.display(), written.join(", "));
     Ok(())
 }
 

@@ -22,13 +22,19 @@ fn venv() -> PathBuf {
         .unwrap_or_else(|| repo_root().join("target/py-venv"))
 }
 
-/// The venv's python, creating the venv when it lacks the test's packages.
+/// The venv's python, creating the venv when it lacks the test's packages (once, whichever
+/// test asks first; the others wait).
 fn python() -> PathBuf {
+    static PYTHON: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(make_venv).clone()
+}
+
+fn make_venv() -> PathBuf {
     let v = venv();
     let py = v.join("bin/python");
     let ok = |py: &PathBuf| {
         Command::new(py)
-            .args(["-c", "import maturin, pytest, numpy, ray"])
+            .args(["-c", "import maturin, pytest, numpy, ray, selenium, mcap, mcap_ros2"])
             .status()
             .is_ok_and(|s| s.success())
     };
@@ -50,7 +56,7 @@ fn python() -> PathBuf {
     assert!(status.success(), "pip install -r {} failed", req.display());
     assert!(
         ok(&py),
-        "maturin, pytest, numpy and ray do not import from {}",
+        "maturin, pytest, numpy, ray, selenium, mcap and mcap_ros2 do not import from {}",
         v.display()
     );
     py
@@ -86,7 +92,37 @@ fn the_python_package_builds_and_passes_its_tests() {
         .status()
         .expect("maturin");
     assert!(status.success(), "maturin develop failed");
-    let status = Command::new("unshare")
+    let status = pytest_in_netns(&py, &root.join("packages/modbot_py/tests"));
+    assert!(status.success(), "pytest packages/modbot_py/tests failed");
+}
+
+/// The three.js that modbot_app's build script fetched for this build (the browser test's
+/// synthetic pages embed the same file, with no network in the namespace to fetch it).
+fn built_three_js() -> PathBuf {
+    let profile = Path::new(env!("CARGO_BIN_EXE_modbot"))
+        .parent()
+        .expect("target/<profile>");
+    let build = profile.join("build");
+    std::fs::read_dir(&build)
+        .unwrap_or_else(|e| panic!("{}: {e}", build.display()))
+        .filter_map(|e| e.ok().map(|e| e.path().join("out/three.module.js")))
+        .find(|p| {
+            p.parent()
+                .and_then(|d| d.parent())
+                .is_some_and(|d| d.to_string_lossy().contains("modbot_app-"))
+                && p.is_file()
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "no three.module.js from modbot_app's build script under {}",
+                build.display()
+            )
+        })
+}
+
+/// pytest on `dir` in a private network namespace, as root or as a user namespace's root.
+fn pytest_in_netns(py: &Path, dir: &Path) -> std::process::ExitStatus {
+    Command::new("unshare")
         .args([if is_root() { "-n" } else { "-rn" }, "--", "sh", "-c"])
         // A decoy: a routable-looking address (TEST-NET-1) on a veth pair whose both ends are
         // in the namespace, the default route through it, so Ray has an address to bind
@@ -98,14 +134,33 @@ fn the_python_package_builds_and_passes_its_tests() {
                export MODBOT_NETNS_DECOY=192.0.2.2; \
              else echo 'no veth: the Ray test runs on loopback alone' >&2; fi && exec \"$0\" \"$@\"",
         )
-        .arg(&py)
+        .arg(py)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .arg(root.join("packages/modbot_py/tests"))
-        .current_dir(&root)
+        .arg(dir)
+        .current_dir(repo_root())
         .env("MODBOT_BIN", env!("CARGO_BIN_EXE_modbot"))
+        .env("MODBOT_THREE_JS", built_three_js())
         .env("RAY_USAGE_STATS_ENABLED", "0")
         .env("MODBOT_IN_NETNS", "1")
         .status()
-        .expect("unshare (util-linux) runs pytest in a private network namespace");
-    assert!(status.success(), "pytest packages/modbot_py/tests failed");
+        .expect("unshare (util-linux) runs pytest in a private network namespace")
+}
+
+/// What a run leaves for other tools, opened by real readers (test/artifacts): replay.html in
+/// headless Chromium (Debian's `chromium` and `chromedriver`, driven by selenium; it loads
+/// without console errors, draws the links at the first and last frames' poses, and its
+/// slider moves them), and run.mcap by the `mcap` and `mcap-ros2-support` readers, every
+/// message decoded and compared with the run's files. Chromium runs in the private network
+/// namespace too: the page must need nothing from the network.
+#[test]
+fn runs_leave_a_replay_and_a_recording_that_real_readers_open() {
+    let py = python();
+    for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
+        assert!(
+            Path::new(tool).exists(),
+            "{tool} is missing: install Debian's chromium and chromium-driver (.ci/run does)"
+        );
+    }
+    let status = pytest_in_netns(&py, &repo_root().join("test/artifacts"));
+    assert!(status.success(), "pytest test/artifacts failed");
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use modbot_core::{Scenario, Topology};
 use modbot_gaits::GaitLibrary;
-use modbot_sim::{Engine, Report, RunPlan, Sample, SimSettings};
+use modbot_sim::{Engine, Report, RunPlan, Sample, SimSettings, Simulator};
 
 use crate::controller::{ControllerSpec, build_controller};
 use crate::error::Result;
@@ -120,10 +120,11 @@ pub fn evaluate(
     options: &EvalOptions,
     progress: &mut dyn FnMut(f64, f64),
 ) -> Result<Evaluation> {
-    evaluate_streaming(robot, controller, world, seed, options, progress, &mut |_| Ok(()))
+    evaluate_streaming(robot, controller, world, seed, options, progress, &mut |_, _| Ok(()))
 }
 
-/// [`evaluate`] with every sample streamed to `sink` as it is recorded (a trajectory file),
+/// [`evaluate`] with every sample streamed to `sink` as it is recorded (a trajectory file;
+/// the simulator is the one the sample was recorded from: link poses for a replay),
 /// in bounded memory however long the run ([`modbot_sim::run_controller_streaming`]).
 pub fn evaluate_streaming(
     robot: &Topology,
@@ -132,7 +133,7 @@ pub fn evaluate_streaming(
     seed: u64,
     options: &EvalOptions,
     progress: &mut dyn FnMut(f64, f64),
-    sink: &mut dyn FnMut(&Sample) -> std::result::Result<(), String>,
+    sink: &mut dyn FnMut(&Sample, &Simulator) -> std::result::Result<(), String>,
 ) -> Result<Evaluation> {
     let mut session = SimSession::new(robot.clone(), world, options.settings(world), seed)?;
     if crate::controller::modular_robot(robot).is_some() {

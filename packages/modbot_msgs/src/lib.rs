@@ -13,6 +13,10 @@ pub trait RosMessage: Serialize + DeserializeOwned + Clone + Default + std::fmt:
     const KIND: &'static str = "msg";
     /// Fields in wire order, with the type as rosidl's `get_fields_and_field_types` prints it.
     const FIELDS: &'static [(&'static str, &'static str)];
+    /// The message definition as ROS 2 tools record it beside the messages (the `ros2msg`
+    /// schema of rosbag2's MCAP files): its constants and fields, then every message type it
+    /// uses after a line of `=` and `MSG: pkg/Name`, comments and defaults left out.
+    const DEFINITION: &'static str;
 
     /// `pkg/msg/Name`, as `ros2 topic info` prints it.
     fn ros_type() -> String {

@@ -67,7 +67,7 @@ pub fn generate(set: &Interfaces) -> String {
             let _ = writeln!(out, "    /// The package's `{kind}/` interfaces.");
             let _ = writeln!(out, "    pub mod {kind} {{");
             for m in of_kind {
-                emit(&mut out, m);
+                emit(&mut out, m, &definition(msgs, m));
             }
             let _ = writeln!(out, "    }}");
         }
@@ -143,7 +143,7 @@ fn doc_lines(out: &mut String, indent: &str, doc: &[String], fallback: &str) {
     }
 }
 
-fn emit(out: &mut String, m: &Msg) {
+fn emit(out: &mut String, m: &Msg, definition: &str) {
     let ind = "        ";
     doc_lines(out, ind, &m.doc, &format!("`{}/msg/{}`.", m.package, m.name));
     let _ = writeln!(
@@ -217,6 +217,7 @@ fn emit(out: &mut String, m: &Msg) {
     let _ = writeln!(out, "{ind}    const PACKAGE: &'static str = {:?};", m.package);
     let _ = writeln!(out, "{ind}    const NAME: &'static str = {:?};", m.name);
     let _ = writeln!(out, "{ind}    const KIND: &'static str = {:?};", m.kind);
+    let _ = writeln!(out, "{ind}    const DEFINITION: &'static str = {definition:?};");
     let _ = writeln!(
         out,
         "{ind}    const FIELDS: &'static [(&'static str, &'static str)] = &["
@@ -263,6 +264,88 @@ fn emit(out: &mut String, m: &Msg) {
         let _ = writeln!(out, "{ind}        Ok(())\n{ind}    }}");
     }
     let _ = writeln!(out, "{ind}}}\n");
+}
+
+/// A field or constant type as a `.msg` file spells it, nested types as `pkg/Name`.
+fn msg_type(t: &Ty) -> String {
+    let b = match &t.base {
+        Base::Prim(p) => (*p).to_string(),
+        Base::Str(None) => "string".into(),
+        Base::Str(Some(n)) => format!("string<={n}"),
+        Base::Nested(p, n) => format!("{p}/{n}"),
+    };
+    match t.arr {
+        Arr::None => b,
+        Arr::Unbounded => format!("{b}[]"),
+        Arr::Bounded(n) => format!("{b}[<={n}]"),
+        Arr::Fixed(n) => format!("{b}[{n}]"),
+    }
+}
+
+/// A constant's value as a `.msg` file spells it: the checked Rust literal without its type
+/// suffix (`-1_i8` → `-1`, `1.0_f64` → `1.0`), strings unquoted.
+fn msg_value(c: &crate::parse::Constant) -> String {
+    match c.ty.base {
+        Base::Str(_) => c.value.trim_matches('"').to_string(),
+        Base::Prim("bool") => c.value.clone(),
+        _ => c.value.rsplit_once('_').map_or(c.value.clone(), |(v, _)| v.to_string()),
+    }
+}
+
+/// The body of one message: its constants then its fields, one per line, without comments
+/// or defaults (what a reader needs to decode it).
+fn definition_body(m: &Msg) -> String {
+    let mut out = String::new();
+    for c in &m.constants {
+        let _ = writeln!(out, "{} {}={}", msg_type(&c.ty), c.name, msg_value(c));
+    }
+    for f in &m.fields {
+        let _ = writeln!(out, "{} {}", msg_type(&f.ty), f.name);
+    }
+    out
+}
+
+/// The message definition of `m` as ROS 2 tools record it beside the messages (rosbag2's
+/// MCAP `ros2msg` schema): its own body, then each message type it uses, directly or not,
+/// once, in first-use order, after a line of 80 `=` and `MSG: pkg/Name`.
+fn definition(msgs: &BTreeMap<(String, String), Msg>, m: &Msg) -> String {
+    let mut out = definition_body(m);
+    let mut seen: Vec<(String, String)> = Vec::new();
+    // Depth first: a type's dependencies follow it, as rosidl's generators order them.
+    let mut order: Vec<&Msg> = Vec::new();
+    fn visit<'a>(
+        msgs: &'a BTreeMap<(String, String), Msg>,
+        m: &'a Msg,
+        seen: &mut Vec<(String, String)>,
+        order: &mut Vec<&'a Msg>,
+    ) {
+        for f in &m.fields {
+            if let Base::Nested(p, n) = &f.ty.base {
+                let key = (p.clone(), n.clone());
+                if seen.contains(&key) {
+                    continue;
+                }
+                seen.push(key.clone());
+                // Interfaces::resolve checked that every nested type exists.
+                if let Some(dep) = msgs.get(&key) {
+                    order.push(dep);
+                    visit(msgs, dep, seen, order);
+                }
+            }
+        }
+    }
+    visit(msgs, m, &mut seen, &mut order);
+    for dep in order {
+        let _ = write!(
+            out,
+            "{}\nMSG: {}/{}\n{}",
+            "=".repeat(80),
+            dep.package,
+            dep.name,
+            definition_body(dep)
+        );
+    }
+    out
 }
 
 /// Writes `pub fn SIGNATURE` (documented by `doc`, its body starting with `prelude`): a match

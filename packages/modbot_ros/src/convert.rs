@@ -8,6 +8,8 @@ use modbot_msgs::modbot_msgs::msg::{GaitCommand, StrategicPlan, SubGoal};
 use modbot_msgs::nav_msgs::msg::{OccupancyGrid, Odometry, Path};
 use modbot_msgs::std_msgs::msg::{ColorRGBA, Header};
 use modbot_msgs::visualization_msgs::msg::{Marker, MarkerArray};
+// The simulator's messages are built in modbot_app (shared with `modbot run --mcap`).
+pub use modbot_app::ros_frames::{odometry, pose3, transform};
 use modbot_planner::executive::{Drive, TargetRow};
 use modbot_planner::goal::{PlannedRow, Route};
 use modbot_planner::grid::GridMap;
@@ -234,24 +236,6 @@ fn row_markers(i: usize, row: &PlannedRow, header: &Header) -> [Marker; 2] {
     [base, label]
 }
 
-/// A geometry_msgs/Pose from an isometry.
-pub fn pose3(p: &nalgebra::Isometry3<f64>) -> Pose {
-    let q = &p.rotation;
-    Pose {
-        position: Point {
-            x: p.translation.x,
-            y: p.translation.y,
-            z: p.translation.z,
-        },
-        orientation: Quaternion {
-            x: q.i,
-            y: q.j,
-            z: q.k,
-            w: q.w,
-        },
-    }
-}
-
 /// An isometry from a geometry_msgs/Pose: refused when a number is not finite or the
 /// quaternion is far from unit length (|q| outside 1 ± 1 %); a nearly unit one is normalised.
 pub fn isometry(p: &Pose) -> Result<nalgebra::Isometry3<f64>, String> {
@@ -268,59 +252,6 @@ pub fn isometry(p: &Pose) -> Result<nalgebra::Isometry3<f64>, String> {
         nalgebra::Translation3::new(t.x, t.y, t.z),
         nalgebra::UnitQuaternion::from_quaternion(quat),
     ))
-}
-
-fn vector3(v: &nalgebra::Vector3<f64>) -> Vector3 {
-    Vector3 { x: v.x, y: v.y, z: v.z }
-}
-
-/// A TransformStamped of `child` in `parent`.
-pub fn transform(
-    stamp: modbot_msgs::builtin_interfaces::msg::Time,
-    parent: &str,
-    child: &str,
-    p: &nalgebra::Isometry3<f64>,
-) -> modbot_msgs::geometry_msgs::msg::TransformStamped {
-    let pose = pose3(p);
-    modbot_msgs::geometry_msgs::msg::TransformStamped {
-        header: Header {
-            stamp,
-            frame_id: parent.into(),
-        },
-        child_frame_id: child.into(),
-        transform: modbot_msgs::geometry_msgs::msg::Transform {
-            translation: vector3(&p.translation.vector),
-            rotation: pose.orientation,
-        },
-    }
-}
-
-/// odom → base_link odometry: the pose in odom, the twist (linear, angular) in base_link.
-pub fn odometry(
-    stamp: modbot_msgs::builtin_interfaces::msg::Time,
-    pose: &nalgebra::Isometry3<f64>,
-    linear: &nalgebra::Vector3<f64>,
-    angular: &nalgebra::Vector3<f64>,
-) -> Odometry {
-    use modbot_msgs::geometry_msgs::msg::{PoseWithCovariance, Twist, TwistWithCovariance};
-    Odometry {
-        header: Header {
-            stamp,
-            frame_id: "odom".into(),
-        },
-        child_frame_id: "base_link".into(),
-        pose: PoseWithCovariance {
-            pose: pose3(pose),
-            covariance: [0.0; 36],
-        },
-        twist: TwistWithCovariance {
-            twist: Twist {
-                linear: vector3(linear),
-                angular: vector3(angular),
-            },
-            covariance: [0.0; 36],
-        },
-    }
 }
 
 /// A GaitCommand in the gait driver's plain terms (the driver checks the values).

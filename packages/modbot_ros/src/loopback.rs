@@ -584,6 +584,7 @@ mod tests {
             const PACKAGE: &'static str = "std_msgs";
             const NAME: &'static str = "Float64MultiArray";
             const FIELDS: &'static [(&'static str, &'static str)] = &[("word", "uint8")];
+            const DEFINITION: &'static str = "uint8 word\n";
         }
         let bus = LoopbackBus::new();
         let mut n = bus.node(identity("n", "/"));

@@ -50,6 +50,7 @@ impl modbot_msgs::RosMessage for FakePose {
     const PACKAGE: &'static str = "geometry_msgs";
     const NAME: &'static str = "PoseStamped";
     const FIELDS: &'static [(&'static str, &'static str)] = &[("word", "uint32")];
+    const DEFINITION: &'static str = "uint32 word\n";
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
@@ -61,6 +62,7 @@ impl modbot_msgs::RosMessage for FakeOdom {
     const PACKAGE: &'static str = "nav_msgs";
     const NAME: &'static str = "Odometry";
     const FIELDS: &'static [(&'static str, &'static str)] = &[("word", "uint8")];
+    const DEFINITION: &'static str = "uint8 word\n";
 }
 
 /// 20 × 20 cells of 0.1 m from (−1, −1), a wall at column 10 with a gap in the top row.

@@ -64,22 +64,23 @@ pub fn run_controller(
         plan,
         body_length_m,
         progress,
-        &mut |_| Ok(()),
+        &mut |_, _| Ok(()),
         crate::measure::MAX_KEPT_SAMPLES,
     )
 }
 
 /// [`run_controller`] in bounded memory however long the run: every sample goes to `sink`
-/// as it is recorded (a trajectory file), the measurement keeps only what the protocol
-/// needs, and at most `keep` samples are kept for the output. A sink's error ends the run
-/// with that error.
+/// as it is recorded (a trajectory file), with the simulator in the state it was recorded
+/// from (for what a sample does not hold: link poses, twists), the measurement keeps only
+/// what the protocol needs, and at most `keep` samples are kept for the output. A sink's
+/// error ends the run with that error.
 pub fn run_controller_streaming(
     sim: &mut Simulator,
     controller: &mut dyn Controller,
     plan: RunPlan,
     body_length_m: f64,
     progress: &mut dyn FnMut(f64, f64),
-    sink: &mut dyn FnMut(&Sample) -> std::result::Result<(), String>,
+    sink: &mut dyn FnMut(&Sample, &Simulator) -> std::result::Result<(), String>,
     keep: usize,
 ) -> Result<RunOutput> {
     if !(plan.max_time_s.is_finite() && plan.max_time_s > 0.0) {
@@ -96,7 +97,7 @@ pub fn run_controller_streaming(
     let t_start = sim.time();
     let mut rec = Recorder::keeping(keep);
     let mut positions = sim.joint_positions();
-    sink(rec.record(sim, &positions)).map_err(SimError::Sink)?;
+    sink(rec.record(sim, &positions), sim).map_err(SimError::Sink)?;
     rec.mark(0.0);
     let mut velocities = sim.joint_velocities();
     let mut sensors = sim.sensor_readings();
@@ -120,7 +121,7 @@ pub fn run_controller_streaming(
         control.tick(sim, controller, &obs)?;
         sim.observe_clearance();
         let sample = rec.record(sim, control.values());
-        sink(sample).map_err(SimError::Sink)?;
+        sink(sample, sim).map_err(SimError::Sink)?;
         // The sample just recorded holds the joint angles the controller sees next.
         positions.clone_from(&sample.angles);
         let elapsed = sample.t - t_start;

@@ -812,6 +812,30 @@ impl Simulator {
         Ok(())
     }
 
+    /// URDF link names, in the order of [`Simulator::link_poses`] (robot after robot).
+    pub fn link_names(&self) -> &[String] {
+        &self.link_names
+    }
+
+    /// The visual shapes of every URDF link with their poses in the link's frame, in the
+    /// order of [`Simulator::link_poses`]: what a replay draws.
+    pub fn link_visuals(&self) -> Vec<&[(Isometry3<f64>, Shape)]> {
+        self.sim_robots
+            .iter()
+            .flat_map(|r| r.model.links.iter().map(|l| l.visuals.as_slice()))
+            .collect()
+    }
+
+    /// The link odometry and tf start from on the first robot: its `base_link` when its
+    /// description has one, else its URDF root link (an index of [`Simulator::link_poses`]).
+    pub fn base_link(&self) -> usize {
+        self.robots[0]
+            .links
+            .clone()
+            .find(|&l| self.link_names[l] == "base_link")
+            .unwrap_or(self.robots[0].root_link)
+    }
+
     /// World pose of every URDF link (in the model's link order, robot after robot).
     pub fn link_poses(&self) -> Vec<Isometry3<f64>> {
         let bodies: Vec<Isometry3<f64>> = (0..self.body_names.len()).map(|b| self.body_pose(b)).collect();

@@ -290,7 +290,7 @@ fn a_long_run_streams_its_trajectory_and_keeps_bounded_memory() {
             plan,
             8.0 * L,
             &mut |_, _| {},
-            &mut |s| {
+            &mut |s, _| {
                 if fail_after.is_some_and(|n| streamed.len() >= n) {
                     return Err("disk full".into());
                 }

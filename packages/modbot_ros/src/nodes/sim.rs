@@ -12,6 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use modbot_app::recording::Recording;
+use modbot_app::ros_frames::SimFrames;
 use modbot_app::{Interface, Refusal, SimSession};
 use modbot_core::{ModuleCatalog, Scenario, Topology};
 use modbot_description::DescriptionConfig;
@@ -27,7 +29,6 @@ use modbot_msgs::tf2_msgs::msg::TFMessage;
 use modbot_sim::SimSettings;
 use nalgebra::Isometry3;
 
-use crate::convert;
 use crate::error::{Result, RosError};
 use crate::params::{Get, NodeConfig, ParamDecl, ParamMap, ParamValue};
 use crate::transport::{Level, Pub, Qos, Sub, Throttle, Transport};
@@ -66,6 +67,9 @@ pub struct SimNodeConfig {
     pub dead_after_s: f64,
     /// Wall seconds the organism's physics waits for every module_node's first command.
     pub wait_for_modules_s: f64,
+    /// An MCAP file to record what the node publishes into (tf, joint_states, odom,
+    /// robot_description, the commands it applies; "" = none). An existing file is refused.
+    pub record: String,
 }
 
 impl NodeConfig for SimNodeConfig {
@@ -104,6 +108,11 @@ impl NodeConfig for SimNodeConfig {
                 d(60.0),
                 "organism: wall seconds the physics waits for every module_node's first hinge command",
             ),
+            ParamDecl::new(
+                "record",
+                st(""),
+                "MCAP file to record the published messages into (empty: none; an existing file is refused)",
+            ),
         ]
     }
 
@@ -124,7 +133,21 @@ impl NodeConfig for SimNodeConfig {
             no_tail: g.bool("no_tail")?,
             dead_after_s: g.f64_in("dead_after_s", 0.0, 3600.0)?,
             wait_for_modules_s: g.f64_in("wait_for_modules_s", 0.0, 3600.0)?,
+            record: g.str("record")?,
         };
+        if !cfg.record.is_empty() {
+            let path = std::path::Path::new(&cfg.record);
+            if path.exists() {
+                return Err(format!(
+                    "record: `{}` exists (a recording is never overwritten)",
+                    cfg.record
+                ));
+            }
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+            if parent.is_some_and(|p| !p.is_dir()) {
+                return Err(format!("record: the folder of `{}` does not exist", cfg.record));
+            }
+        }
         cfg.topology()?;
         cfg.scenario()?;
         Ok(cfg)
@@ -166,8 +189,8 @@ pub struct SimCore {
     pub session: SimSession,
     /// URDF of the robot (published on robot_description).
     pub urdf: String,
-    link_names: Vec<String>,
-    base: usize,
+    /// joint_states, odom and tf of the simulator (shared with `modbot run --mcap`).
+    frames: SimFrames,
     /// Commands dropped: refused or undecodable.
     pub refused: u64,
     /// The organism's modules, when it simulates one.
@@ -191,8 +214,7 @@ impl SimCore {
             None => None,
         };
         Ok(SimCore {
-            link_names: session.robot.model.links.iter().map(|l| l.name.clone()).collect(),
-            base: session.base_link(),
+            frames: SimFrames::of(&session.sim),
             session,
             urdf,
             refused: 0,
@@ -223,50 +245,27 @@ impl SimCore {
     }
 
     fn stamp(&self) -> Time {
-        Time::from_secs_f64(self.session.sim.time())
+        SimFrames::stamp(&self.session.sim)
     }
 
     /// joint_states: positions and the engine's own joint rates.
     pub fn joint_state(&self) -> JointState {
-        JointState {
-            header: Header {
-                stamp: self.stamp(),
-                frame_id: String::new(),
-            },
-            name: self.session.sim.joint_names().to_vec(),
-            position: self.session.sim.joint_positions(),
-            velocity: self.session.sim.joint_velocities(),
-            effort: Vec::new(),
-        }
+        self.frames.joint_state(&self.session.sim)
     }
 
     /// Pose of base_link in odom (the world; the robot starts at the origin).
     pub fn base_pose(&self) -> Isometry3<f64> {
-        self.session.sim.link_poses()[self.base]
+        self.frames.base_pose(&self.session.sim)
     }
 
     /// odom: base_link's pose and its twist from the engine, in base_link's frame.
     pub fn odometry(&self) -> Odometry {
-        let p = self.base_pose();
-        let t = self.session.sim.link_twists()[self.base];
-        let inv = p.rotation.inverse();
-        convert::odometry(self.stamp(), &p, &(inv * t.linear), &(inv * t.angular))
+        self.frames.odometry(&self.session.sim)
     }
 
     /// tf: odom → base_link, then base_link → each other link when `links`.
     pub fn tf(&self, links: bool) -> TFMessage {
-        let poses = self.session.sim.link_poses();
-        let base = poses[self.base];
-        let mut transforms = vec![convert::transform(self.stamp(), "odom", "base_link", &base)];
-        if links {
-            let inv = base.inverse();
-            for (i, (name, pose)) in self.link_names.iter().zip(&poses).enumerate() {
-                if i != self.base {
-                    transforms.push(convert::transform(self.stamp(), "base_link", name, &(inv * pose)));
-                }
-            }
-        }
-        TFMessage { transforms }
+        self.frames.tf(&self.session.sim, links)
     }
 }
 
@@ -557,6 +556,22 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     desc_pub.publish(StringMsg {
         data: core.urdf.clone(),
     })?;
+    // Dropping the recording (at the end or on an error) closes the file whole.
+    let mut recording = if cfg.record.is_empty() {
+        None
+    } else {
+        let world = cfg.scenario().map_err(RosError::Params)?;
+        let r = Recording::create(
+            std::path::Path::new(&cfg.record),
+            &core.session.sim,
+            &core.urdf,
+            None,
+            &world,
+        )
+        .map_err(|e| RosError::Params(format!("record: {e}")))?;
+        t.log(Level::Info, &format!("recording to {}", cfg.record));
+        Some(r)
+    };
     t.log(
         Level::Info,
         &format!(
@@ -659,12 +674,26 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
         if let Some(c) = &clock_pub {
             let _ = c.publish(Clock { clock: core.stamp() });
         }
+        if let Some(r) = recording.as_mut() {
+            let sim = &core.session.sim;
+            if let Err(e) = r.record(sim, sim.targets()) {
+                // A full disk ends the recording, not the simulation.
+                t.log(Level::Error, &format!("recording stopped: {e}"));
+                recording = None;
+            }
+        }
         if cfg.real_time_factor > 0.0 {
             let due = Duration::from_secs_f64(core.session.sim.time() / cfg.real_time_factor + paused);
             let el = started.elapsed();
             if due > el {
                 std::thread::sleep(due - el);
             }
+        }
+    }
+    if let Some(r) = recording {
+        match r.finish() {
+            Ok(n) => t.log(Level::Info, &format!("recorded {n} messages to {}", cfg.record)),
+            Err(e) => t.log(Level::Error, &format!("recording not closed: {e}")),
         }
     }
     Ok(())

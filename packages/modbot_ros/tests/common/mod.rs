@@ -144,6 +144,7 @@ macro_rules! impostor {
             const PACKAGE: &'static str = $pkg;
             const NAME: &'static str = $name;
             const FIELDS: &'static [(&'static str, &'static str)] = &[("word", "uint32")];
+            const DEFINITION: &'static str = "uint32 word\n";
         }
     };
 }
