@@ -14,7 +14,7 @@ import sys
 from rclpy.serialization import serialize_message
 from builtin_interfaces.msg import Time, Duration
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, Header, ColorRGBA, String
-from sensor_msgs.msg import JointState
+from sensor_msgs.msg import JointState, Joy
 from nav_msgs.msg import Odometry, Path, OccupancyGrid
 from geometry_msgs.msg import PoseStamped, TransformStamped, Point
 from rosgraph_msgs.msg import Clock
@@ -35,6 +35,8 @@ def cases():
     j = JointState(header=header(12, 345, "base_link"), name=["j1", "j2"], position=[0.5, -0.25],
                    velocity=[1.0, 2.0], effort=[])
     yield "joint_state", j
+
+    yield "joy", Joy(header=header(7, 8, "joy"), axes=[0.5, -1.0], buttons=[1, 0])
 
     o = Odometry(header=header(1, 2, "odom"), child_frame_id="base_link")
     o.pose.pose.position.x, o.pose.pose.position.y, o.pose.pose.position.z = 1.0, 2.0, 3.0

@@ -66,10 +66,14 @@ pub enum Command {
     /// child processes, with the file's arguments, namespaces, parameters and remaps.
     Launch(crate::launch_cmd::LaunchArgs),
     #[cfg(feature = "ros")]
-    /// Run one ROS 2 node of modbot_ros (gait_node, sim_node) with its --ros-args.
+    /// Drive a robot from the keyboard: gait commands to its gait_node over ROS 2 (arrows or
+    /// WASD, Q/E sideways, space stops, +/- speed, Esc quits; no key for --timeout stops it).
+    Teleop(crate::teleop_cmd::TeleopArgs),
+    #[cfg(feature = "ros")]
+    /// Run one ROS 2 node of modbot_ros (gait_node, sim_node, teleop_node, ...) with its --ros-args.
     #[command(disable_help_flag = true)]
     Node {
-        /// gait_node or sim_node.
+        /// gait_node, sim_node, planner_node, executive_node, module_node or teleop_node.
         exec: String,
         /// The node's command line, e.g. --ros-args -r __ns:=/snake1 -p gait:=sidewinding.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -108,6 +112,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Plan(args) => crate::plan_cmd::run(&args),
         #[cfg(feature = "ros")]
         Command::Launch(args) => crate::launch_cmd::run(&args),
+        #[cfg(feature = "ros")]
+        Command::Teleop(args) => crate::teleop_cmd::run(&args),
         #[cfg(feature = "ros")]
         Command::Node { exec, args } => match modbot_ros::run_node(&exec, args) {
             c if c == std::process::ExitCode::SUCCESS => Ok(()),

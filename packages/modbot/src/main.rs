@@ -19,6 +19,8 @@ mod plot;
 mod run_cmd;
 mod search_cmd;
 mod sweep_cmd;
+#[cfg(feature = "ros")]
+mod teleop_cmd;
 
 use std::process::ExitCode;
 

@@ -180,6 +180,8 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
     let summary = json!({
         "organism": robot.name,
         "world": world.name,
+        "status": r.status.to_string(),
+        "notes": r.findings,
         "seconds": seconds,
         "wall_s": started.elapsed().as_secs_f64(),
         "speed_cm_s": r.speed_m_s * 100.0,
@@ -233,7 +235,25 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
     if let Some(d) = run.closest_approach_m {
         let _ = writeln!(text, "closest approach to a wall or block: {:.1} cm", d * 100.0);
     }
-    let _ = writeln!(text, "run folder: {} (summary.json, plot.png)", dir.display());
+    let _ = writeln!(text, "status: {}", r.status);
+    for f in &r.findings {
+        let _ = writeln!(text, "  ! {f}");
+    }
+    let mut written = vec!["summary.json", "plot.png"];
+    match modbot_app::replay::three_js_available() {
+        Ok(()) => {
+            let info = modbot_app::replay::ReplayInfo {
+                robot: robot.name.clone(),
+                controller: "digital hormones".into(),
+                world: world.name.clone(),
+                rate_hz: options.plan.control_rate_hz,
+            };
+            modbot_app::replay::write_html(&dir.join("replay.html"), &info, &run.links, &world, &run.frames)?;
+            written.push("replay.html");
+        }
+        Err(why) => eprintln!("note: replay.html not written: {why}"),
+    }
+    let _ = writeln!(text, "run folder: {} ({})", dir.display(), written.join(", "));
     emit(text)
 }
 

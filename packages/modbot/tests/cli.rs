@@ -1318,7 +1318,9 @@ fn organism_run_runs_every_organism() {
 }
 
 /// `modbot organism run --cut`: the run folder's summary lists the parts after the cut, each
-/// mapped as a caterpillar, with their speeds; a bad fault is refused with exit code 2.
+/// mapped as a caterpillar, with their speeds, and the run's status; the replay page holds
+/// every tick of the whole run once (the segments before and after the cut joined); a bad
+/// fault is refused with exit code 2.
 #[test]
 fn organism_run_with_a_cut_reports_the_parts() {
     let out = scratch("organism_cut");
@@ -1346,6 +1348,26 @@ fn organism_run_with_a_cut_reports_the_parts() {
         assert!(p["speed_cm_s"].as_f64().unwrap().is_finite());
     }
     assert_eq!(doc["faults"][0]["cut"][1], "m4");
+    assert!(doc["status"].is_string() && doc["notes"].is_array(), "{doc}");
+    assert!(stdout(&o).contains("status: "), "{}", stdout(&o));
+    let page = std::fs::read_to_string(out.join("replay.html")).unwrap();
+    let start = page.find("id=\"replay-data\">").unwrap();
+    let data = &page[start..];
+    let json = &data[data.find('{').unwrap()..data.find("</script>").unwrap()];
+    let data: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    let t: Vec<f64> = data["t"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(t.windows(2).all(|w| w[0] < w[1]), "frame times increase");
+    // 12 s at the 100 Hz control rate: every tick, the first sample included.
+    assert_eq!(t.len(), 1201);
+    assert_eq!(
+        data["links"].as_array().unwrap().len() * 7,
+        data["frames"][0].as_array().unwrap().len()
+    );
     let o = modbot(&[
         "organism",
         "run",

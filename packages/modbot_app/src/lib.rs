@@ -17,6 +17,7 @@ pub mod session;
 pub mod skid_steer;
 pub mod sweep;
 pub mod table;
+pub mod teleop;
 
 pub use closed_loop::{CommandLayout, Commands, Observed};
 pub use controller::{BuiltController, ControllerSpec, build_controller, modular_robot};

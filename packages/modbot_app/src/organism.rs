@@ -10,11 +10,12 @@ use modbot_gaits::hormone::sensing::{IR_CLEAR, not_a_reading};
 use modbot_gaits::hormone::{Bus, HormoneSettings, Side, is_pitched};
 use modbot_gaits::{Controller, JointTarget, Observation};
 use modbot_sim::sensors::{IrSensor, TiltSensor};
-use modbot_sim::{Report, RunPlan, Sample, run_controller};
+use modbot_sim::{MAX_KEPT_SAMPLES, Report, RunPlan, Sample, Simulator, run_controller_streaming};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion};
 
 use crate::error::{AppError, Result};
 use crate::evaluate::EvalOptions;
+use crate::replay::{Frames, ReplayLink, replay_links};
 use crate::session::SimSession;
 
 /// Seconds per hormone tick (H1: the seed's time step is not in seconds). The cube's
@@ -328,6 +329,10 @@ pub struct OrganismRun {
     /// The organism's closest approach to a wall or block over the whole run, m (0:
     /// touching); None in a world without any.
     pub closest_approach_m: Option<f64>,
+    /// Its links as a replay page draws them, and their poses over the whole run.
+    pub links: Vec<ReplayLink>,
+    /// See `links`.
+    pub frames: Frames,
 }
 
 /// The faults checked against the robot and the run: each names existing modules (a cut
@@ -455,14 +460,26 @@ pub fn run_organism(
         cycles: periods(first_end).saturating_sub(2).max(1),
         ..options.plan
     };
-    let out = run_controller(
+    // Every link's pose at every tick, for the replay (the segments below continue from
+    // each other's last sample, which Frames keeps once).
+    let links = replay_links(&session.sim, &[robot]);
+    let mut frames = Frames::default();
+    let mut record = |smp: &Sample, sim: &Simulator| -> std::result::Result<(), String> {
+        frames.push(smp.t, &sim.link_poses(), smp.com);
+        Ok(())
+    };
+    let out = run_controller_streaming(
         &mut session.sim,
         &mut controller,
         plan,
         session.body_length_m,
         &mut |t, _| progress(t, seconds),
+        &mut record,
+        MAX_KEPT_SAMPLES,
     )?;
-    let report = out.report;
+    let mut report = out.report;
+    // Judged as any run is (record 0038): a stall, a roll-over, a fall, no steady state.
+    report.assess(false);
     let mut samples = out.samples;
     let mut cut = vec![false; robot.edges.len()];
     let mut alive = vec![true; robot.len()];
@@ -473,7 +490,7 @@ pub fn run_organism(
                 .collect()
         })
         .collect();
-    let com = |sim: &modbot_sim::Simulator, g: &[usize]| {
+    let com = |sim: &Simulator, g: &[usize]| {
         let links: Vec<usize> = g.iter().flat_map(|&i| module_links[i].iter().copied()).collect();
         sim.com_of_links(&links)
     };
@@ -502,12 +519,14 @@ pub fn run_organism(
             cycles: 1,
             ..options.plan
         };
-        let out = run_controller(
+        let out = run_controller_streaming(
             &mut session.sim,
             &mut controller,
             settle,
             session.body_length_m,
             &mut |t, _| progress(at + t, seconds),
+            &mut record,
+            MAX_KEPT_SAMPLES,
         )?;
         samples.extend(out.samples);
         let groups = parts_of(robot, &cut, &alive);
@@ -518,12 +537,14 @@ pub fn run_organism(
             cycles: periods(end - at).saturating_sub(1).max(1),
             ..options.plan
         };
-        let out = run_controller(
+        let out = run_controller_streaming(
             &mut session.sim,
             &mut controller,
             rest,
             session.body_length_m,
             &mut |t, _| progress(at + period + t, seconds),
+            &mut record,
+            MAX_KEPT_SAMPLES,
         )?;
         samples.extend(out.samples);
         if k + 1 == events.len() {
@@ -553,6 +574,8 @@ pub fn run_organism(
         closest_ir,
         parts,
         closest_approach_m: session.sim.closest_approach(),
+        links,
+        frames,
     })
 }
 

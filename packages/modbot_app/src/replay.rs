@@ -200,8 +200,13 @@ impl Frames {
         }
     }
 
-    /// Offers the frame at time `t`: link poses and the centre of mass.
+    /// Offers the frame at time `t`: link poses and the centre of mass. A frame not after
+    /// the last one offered is ignored (a run continued from its last sample records that
+    /// sample twice).
     pub fn push(&mut self, t: f64, poses: &[Isometry3<f64>], com: [f64; 3]) {
+        if self.last.as_ref().is_some_and(|l| t <= l.t) {
+            return;
+        }
         let mut flat = Vec::with_capacity(poses.len() * 7);
         for p in poses {
             let (v, q) = (&p.translation.vector, &p.rotation);
@@ -453,6 +458,16 @@ mod tests {
         let gaps: Vec<f64> = shown.windows(2).map(|w| w[1].t - w[0].t).collect();
         assert!(gaps[..gaps.len() - 1].iter().all(|g| *g == gaps[0]), "{gaps:?}");
         assert!(shown.windows(2).all(|w| w[0].t < w[1].t));
+    }
+
+    #[test]
+    fn a_frame_not_after_the_last_is_ignored() {
+        let mut f = Frames::default();
+        for t in [0.0, 0.01, 0.01, 0.005, 0.02] {
+            f.push(t, &[pose(t)], [0.0; 3]);
+        }
+        let times: Vec<f64> = f.shown().iter().map(|x| x.t).collect();
+        assert_eq!(times, [0.0, 0.01, 0.02]);
     }
 
     #[test]

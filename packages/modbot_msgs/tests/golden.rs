@@ -10,7 +10,7 @@ use modbot_msgs::cdr::{from_bytes, to_bytes};
 use modbot_msgs::geometry_msgs::msg::{Point, PoseStamped, TransformStamped};
 use modbot_msgs::nav_msgs::msg::{OccupancyGrid, Odometry, Path};
 use modbot_msgs::rosgraph_msgs::msg::Clock;
-use modbot_msgs::sensor_msgs::msg::JointState;
+use modbot_msgs::sensor_msgs::msg::{JointState, Joy};
 use modbot_msgs::std_msgs::msg::{ColorRGBA, Float64MultiArray, Header, MultiArrayDimension, String as StringMsg};
 use modbot_msgs::visualization_msgs::msg::{Marker, MarkerArray};
 use modbot_msgs::{RosMessage, fields_of};
@@ -97,6 +97,19 @@ fn the_padding_rule_rejects_real_differences() {
     theirs[2] = 1; // the encapsulation header
     assert!(same_but_padding(&ours, &theirs).is_err());
     assert!(same_but_padding(&ours, &ours[..12]).is_err());
+}
+
+/// sensor_msgs/Joy, what teleop_node reads on `joy`.
+#[test]
+fn joy() {
+    check(
+        "joy",
+        Joy {
+            header: header(7, 8, "joy"),
+            axes: vec![0.5, -1.0],
+            buttons: vec![1, 0],
+        },
+    );
 }
 
 #[test]

@@ -20,6 +20,7 @@ pub mod nodes {
     pub mod module;
     pub mod planner;
     pub mod sim;
+    pub mod teleop;
 
     use crate::params::{ParamDecl, ParamValue};
 
@@ -275,7 +276,14 @@ pub fn report_error(node: &str, error: &dyn std::fmt::Display) {
 }
 
 /// The nodes this crate provides, by executable name.
-pub const NODES: &[&str] = &["gait_node", "sim_node", "planner_node", "executive_node", "module_node"];
+pub const NODES: &[&str] = &[
+    "gait_node",
+    "sim_node",
+    "planner_node",
+    "executive_node",
+    "module_node",
+    "teleop_node",
+];
 
 /// Runs a node's loop on transport `T` until the process is told to stop; errors print and
 /// exit 1.
@@ -336,6 +344,7 @@ pub fn run_node(exec: &str, argv: Vec<String>) -> std::process::ExitCode {
             nodes::executive::run
         ),
         "module_node" => on_backend!(nodes::module::ModuleNodeConfig, "module_node", argv, nodes::module::run),
+        "teleop_node" => on_backend!(nodes::teleop::TeleopNodeConfig, "teleop_node", argv, nodes::teleop::run),
         other => {
             let why = format!("no node `{other}` (modbot_ros provides {})", NODES.join(", "));
             report_error("modbot_ros", &why);
