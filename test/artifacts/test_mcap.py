@@ -21,7 +21,7 @@ MODBOT = os.environ.get("MODBOT_BIN", "modbot")
 
 TOPICS = {
     "/robot_description": "std_msgs/msg/String",
-    "/gait_command": "modbot_msgs/msg/GaitCommand",
+    "/gait/command": "modbot_msgs/msg/GaitCommand",
     "/world_markers": "visualization_msgs/msg/MarkerArray",
     "/tf": "tf2_msgs/msg/TFMessage",
     "/joint_states": "sensor_msgs/msg/JointState",
@@ -121,7 +121,7 @@ def test_the_recording_decodes_and_holds_the_run(caterpillar: Path):
     urdf_joints = {j.get("name") for j in robot.iter("joint") if j.get("type") in ("revolute", "continuous")}
     assert set(joints) <= urdf_joints
 
-    (_, gait), = by_topic["/gait_command"]
+    (_, gait), = by_topic["/gait/command"]
     assert gait.gait == "caterpillar"
     assert list(gait.param_names) == ["A"] and list(gait.param_values) == [40.0]
 
@@ -155,14 +155,25 @@ def test_the_recording_decodes_and_holds_the_run(caterpillar: Path):
         assert (p.x, p.y, p.z) == pose(base)[0]
         assert odom.header.frame_id == "odom" and odom.child_frame_id == "base_link"
         if k % 50 == 0:
-            # Every link through tf (odom → base_link → link) lands where links.csv has it.
-            for i, name in enumerate(link_names):
-                if i == base:
-                    continue
-                x = frames[("base_link", name)]
+            # Every link through tf (odom → base_link → the URDF's tree) lands where links.csv
+            # has it, and no frame has two parents.
+            parents = {child: parent for parent, child in frames}
+            assert len(parents) == len(frames)
+            urdf_parent = {j.find("child").get("link"): j.find("parent").get("link") for j in robot.findall("joint")}
+            for child, parent in parents.items():
+                if parent != "odom":
+                    assert urdf_parent[child] == parent, child
+
+            def world_of(name):
+                if name == "odom":
+                    return ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+                x = frames[(parents[name], name)]
                 rel = ((x.translation.x, x.translation.y, x.translation.z),
                        (x.rotation.x, x.rotation.y, x.rotation.z, x.rotation.w))
-                world = compose(pose(base), rel)
+                return compose(world_of(parents[name]), rel)
+
+            for i, name in enumerate(link_names):
+                world = world_of(name)
                 want = pose(i)
                 assert all(abs(world[0][j] - want[0][j]) < 1e-9 for j in range(3)), (name, k)
                 # q and −q are one rotation.

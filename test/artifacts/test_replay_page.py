@@ -593,3 +593,8 @@ def test_a_run_leaves_a_replay_of_its_links(tmp_path, driver):
     assert all(link["visuals"] for link in data["links"] if link["name"] != "base_link")
     check_replay(html, data, driver, screenshot=tmp_path / "run.png")
     shutil.copy(tmp_path / "run.png", Path("/tmp/replay-run-shot.png"))
+    # The corridor's walls do not hide the robot, nor force a view straight down.
+    driver.execute_script("window.modbotReplay.setFrame(0);")
+    view = driver.execute_script("return window.modbotReplay.view();")
+    assert view["elevation"] < 1.35, f"the camera looks straight down: {view}"
+

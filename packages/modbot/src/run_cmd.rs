@@ -335,6 +335,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
+/// A number with at most 4 decimals and no trailing zeros (a period of 0.94 s computed as
+/// 0.9400000000000001 prints as 0.94).
+fn short(x: f64) -> String {
+    let s = format!("{x:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 fn plural(n: usize, what: &str) -> String {
     if n == 1 {
         format!("1 {what}")
@@ -359,7 +366,7 @@ fn summary_table(r: &Report, rtf: f64, engine: Engine, measured_cycles: bool) ->
             "measured over {} after {} (T = {} s)",
             plural(r.cycles, "cycle"),
             plural(r.warmup_cycles, "warm-up cycle"),
-            r.period_s
+            short(r.period_s)
         );
     }
     let rows = [

@@ -326,6 +326,7 @@ pub fn run(args: &TeleopArgs) -> Result<()> {
     let sent = ui.sent;
     drop(ui);
     drop(screen);
-    println!("modbot teleop: {sent} gait commands sent on {topic}; the robot holds its pose");
+    let plural = if sent == 1 { "" } else { "s" };
+    println!("modbot teleop: {sent} gait command{plural} sent on {topic}; the robot holds its pose");
     outcome
 }

@@ -1,7 +1,7 @@
 //! A run as a ROS 2 recording: an MCAP file (the format of rosbag2's default storage and of
 //! Foxglove) with the messages `sim_node` would publish — `/tf`, `/joint_states`, `/odom`,
 //! `/robot_description` — the commands the controller sent (`/position_controller/commands`,
-//! `/velocity_controller/commands` for wheels), the gait it ran (`/gait_command`) and the
+//! `/velocity_controller/commands` for wheels), the gait it ran (`/gait/command`, as gait_node takes it) and the
 //! world's obstacles as markers (`/world_markers`). Messages are CDR with their `ros2msg`
 //! schemas, as rosbag2 writes them, stamped with the simulated time (log time = stamp).
 
@@ -26,7 +26,7 @@ use crate::ros_frames::{ODOM_FRAME, SimFrames, pose3};
 /// The topics a recording holds, with their types (`pkg/msg/Name`).
 pub const TOPICS: [(&str, &str); 8] = [
     ("/robot_description", "std_msgs/msg/String"),
-    ("/gait_command", "modbot_msgs/msg/GaitCommand"),
+    ("/gait/command", "modbot_msgs/msg/GaitCommand"),
     ("/world_markers", "visualization_msgs/msg/MarkerArray"),
     ("/tf", "tf2_msgs/msg/TFMessage"),
     ("/joint_states", "sensor_msgs/msg/JointState"),
@@ -35,7 +35,7 @@ pub const TOPICS: [(&str, &str); 8] = [
     ("/velocity_controller/commands", "std_msgs/msg/Float64MultiArray"),
 ];
 
-/// What was run, for `/gait_command`: the gait or preset and its parameters as given.
+/// What was run, for `/gait/command`: the gait or preset and its parameters as given.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GaitRun {
     /// Gait or preset name.
@@ -100,7 +100,7 @@ impl Recording {
             if topic == "/position_controller/commands" && velocity.iter().all(|v| *v) {
                 continue;
             }
-            if topic == "/gait_command" && gait.is_none() {
+            if topic == "/gait/command" && gait.is_none() {
                 continue;
             }
             let definition = definition_of(ty).ok_or_else(|| mcap_error(path, format!("no definition of {ty}")))?;
@@ -130,7 +130,7 @@ impl Recording {
                 param_values: g.params.iter().map(|(_, v)| *v).collect(),
                 ..GaitCommand::default()
             };
-            rec.write("/gait_command", t, &cmd)?;
+            rec.write("/gait/command", t, &cmd)?;
         }
         let markers = world_markers(world, SimFrames::stamp(sim))?;
         rec.write("/world_markers", t, &markers)?;

@@ -1,5 +1,5 @@
 //! The simulator's state as the ROS messages a robot publishes: `joint_states`, `odom` and
-//! `tf` (odom → base_link → every link). One set of builders for `sim_node` (over DDS) and
+//! `tf` (odom → base_link, then the URDF's link tree). One set of builders for `sim_node` (over DDS) and
 //! for `modbot run --mcap` (into a recording), so a recording shows what the node would have
 //! published.
 
@@ -90,17 +90,19 @@ pub fn odometry(
 pub struct SimFrames {
     /// The link odometry reports ([`Simulator::base_link`]).
     base: usize,
-    /// The first robot's links (indices of [`Simulator::link_poses`]) with their names.
-    links: Vec<(usize, String)>,
+    /// The first robot's links (indices of [`Simulator::link_poses`]) with their names and
+    /// their URDF parents (indices).
+    links: Vec<(usize, String, Option<usize>)>,
 }
 
 impl SimFrames {
     /// The frames of `sim`'s first robot.
     pub fn of(sim: &Simulator) -> SimFrames {
         let names = sim.link_names();
+        let parents = sim.link_parents();
         SimFrames {
             base: sim.base_link(),
-            links: sim.links_of(0).map(|l| (l, names[l].clone())).collect(),
+            links: sim.links_of(0).map(|l| (l, names[l].clone(), parents[l])).collect(),
         }
     }
 
@@ -141,18 +143,26 @@ impl SimFrames {
         odometry(Self::stamp(sim), &p, &(inv * t.linear), &(inv * t.angular))
     }
 
-    /// tf: odom → base_link, then base_link → each other link of the robot when `links`.
+    /// tf: odom → base_link, then, when `links`, every other link of the robot in its URDF
+    /// parent's frame, the tree robot_state_publisher (and a viewer reading the URDF's fixed
+    /// joints) builds, so no frame has two parents; a root other than base_link hangs from
+    /// base_link.
     pub fn tf(&self, sim: &Simulator, links: bool) -> TFMessage {
         let poses = sim.link_poses();
         let base = poses[self.base];
         let stamp = Self::stamp(sim);
         let mut transforms = vec![transform(stamp.clone(), ODOM_FRAME, BASE_FRAME, &base)];
         if links {
-            let inv = base.inverse();
-            for (i, name) in &self.links {
-                if *i != self.base {
-                    transforms.push(transform(stamp.clone(), BASE_FRAME, name, &(inv * poses[*i])));
+            let names = sim.link_names();
+            for (i, name, parent) in &self.links {
+                if *i == self.base {
+                    continue;
                 }
+                let (frame, pose) = match parent {
+                    Some(p) => (names[*p].as_str(), poses[*p]),
+                    None => (BASE_FRAME, base),
+                };
+                transforms.push(transform(stamp.clone(), frame, name, &(pose.inverse() * poses[*i])));
             }
         }
         TFMessage { transforms }

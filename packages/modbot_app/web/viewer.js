@@ -697,9 +697,17 @@
       comMarker.getWorldPosition(v3);
       return [v3.x, v3.y, v3.z];
     };
+    // The camera's orbit about its target: azimuth, elevation (rad above the ground),
+    // distance (m).
+    api.view = function () {
+      return { azimuth: orbit.azimuth, elevation: orbit.elevation, distance: orbit.distance };
+    };
 
     resize();
     setFrame(0);
+    // The walls' world matrices, before fitView casts rays at them (three.js updates them
+    // only when it renders).
+    scene.updateMatrixWorld(true);
     fitView();
     renderer.render(scene, camera);
     api.ready = true;

@@ -294,6 +294,15 @@ pub fn main_of<C: NodeConfig, T: Transport>(
     body: fn(&mut T, C, Arc<AtomicBool>) -> Result<()>,
 ) -> std::process::ExitCode {
     let stop = Arc::new(AtomicBool::new(false));
+    // Ctrl-C or a `kill` ends the loop, so the node leaves the graph and closes what it holds
+    // (a recording, record 0040); a second signal, with the flag already set, exits at once.
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let registered = signal_hook::flag::register_conditional_shutdown(signal, 130, Arc::clone(&stop))
+            .and_then(|_| signal_hook::flag::register(signal, Arc::clone(&stop)));
+        if let Err(e) = registered {
+            eprintln!("{default_name}: cannot handle signal {signal}: {e}");
+        }
+    }
     watch_parent();
     let r = start_node::<C, T>(default_name, argv, join).and_then(|(mut t, cfg)| body(&mut t, cfg, stop));
     match r {

@@ -509,7 +509,7 @@ fn sim_node_records_what_it_publishes_into_mcap() {
     assert_eq!(count["/robot_description"], 1);
     assert!(commands_moving, "the gait's commands are recorded as applied");
     let tf = last_tf.unwrap();
-    // odom → base_link and base_link → every other link of the 8 modules.
+    // odom → base_link and every other link of the 8 modules in its URDF parent.
     assert!(tf.transforms.len() > 8 && tf.transforms[0].child_frame_id == "base_link");
     assert!(tf.transforms[0].header.stamp.sec >= 2);
 

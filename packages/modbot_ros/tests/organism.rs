@@ -77,7 +77,7 @@ fn start(organism: &str, extra: &[(&str, &str)]) -> Organism {
 }
 
 /// The latest state of every module that published one, and the latest pose of every
-/// module's back half (odom → base_link → link).
+/// module's back half (odom → base_link → the URDF's link tree).
 struct Watch<S1, S2> {
     states: Vec<(String, S1)>,
     tf: S2,
@@ -107,16 +107,23 @@ impl<S1: Sub<ModuleState>, S2: Sub<TFMessage>> Watch<S1, S2> {
                 continue;
             };
             let stamp = base.header.stamp.as_secs_f64();
-            let world = iso(&base.transform);
-            for t in &tf.transforms {
-                for (m, link) in &self.link_of {
-                    let p = if link == "base_link" && t.child_frame_id == "base_link" {
-                        world
-                    } else if &t.child_frame_id == link {
-                        world * iso(&t.transform)
-                    } else {
-                        continue;
-                    };
+            // Each frame's pose in odom, composed down the tree (every parent comes first).
+            let mut world: BTreeMap<String, Isometry3<f64>> = BTreeMap::new();
+            world.insert("odom".into(), Isometry3::identity());
+            let mut left: Vec<_> = tf.transforms.iter().collect();
+            while !left.is_empty() {
+                let before = left.len();
+                left.retain(|t| match world.get(&t.header.frame_id).copied() {
+                    Some(parent) => {
+                        world.insert(t.child_frame_id.clone(), parent * iso(&t.transform));
+                        false
+                    }
+                    None => true,
+                });
+                assert!(left.len() < before, "tf frames without a path to odom: {left:?}");
+            }
+            for (m, link) in &self.link_of {
+                if let Some(p) = world.get(link) {
                     self.poses
                         .insert(m.clone(), (stamp, [p.translation.x, p.translation.y]));
                 }

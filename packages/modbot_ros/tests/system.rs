@@ -470,3 +470,53 @@ fn bad_parameters_at_start_are_named_and_the_node_exits() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("oops"));
 }
+
+/// Ctrl-C ends a node's loop, not its process: sim_node closes its recording whole (the MCAP
+/// summary written) and exits 0, so `modbot node sim_node -p record:=…` stopped by hand
+/// leaves a file every reader opens.
+#[test]
+fn sim_node_closes_its_recording_on_ctrl_c() {
+    if reexec_in_netns("sim_node_closes_its_recording_on_ctrl_c") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("modbot-sigint-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("sim.mcap");
+    let record = format!("record:={}", path.display());
+    let mut sim = NodeProc::spawn(
+        sim_node(),
+        &["--ros-args", "-p", "real_time_factor:=4.0", "-p", &record],
+    );
+    // Two seconds of simulated time.
+    let mut t = probe("probe_sigint");
+    let js = t
+        .subscription::<JointState>("joint_states", Qos::SensorData)
+        .expect("joint_states");
+    wait_for(Duration::from_secs(60), || {
+        let mut last = None;
+        while let Some(Ok(j)) = js.take() {
+            last = Some(j.header.stamp.sec);
+        }
+        last.filter(|s| *s >= 2)
+    })
+    .unwrap_or_else(|| panic!("sim_node runs\n{}", sim.log()));
+    let status = sim
+        .interrupt(Duration::from_secs(20))
+        .unwrap_or_else(|| panic!("sim_node did not stop on SIGINT\n{}", sim.log()));
+    assert!(status.success(), "{status}\n{}", sim.log());
+    assert!(sim.log().contains("recorded"), "{}", sim.log());
+    let bytes = std::fs::read(&path).expect("the recording");
+    let summary = mcap::Summary::read(&bytes)
+        .expect("a readable summary")
+        .expect("the summary section: the file was closed");
+    let tf = summary
+        .channels
+        .values()
+        .find(|c| c.topic == "/tf")
+        .expect("a /tf channel");
+    let stats = summary.stats.expect("statistics");
+    let count = stats.channel_message_counts.get(&tf.id).copied().unwrap_or(0);
+    assert!(count >= 50, "{count} tf messages");
+    let _ = std::fs::remove_dir_all(&dir);
+}

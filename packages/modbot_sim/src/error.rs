@@ -72,8 +72,9 @@ pub enum SimError {
         /// What was expected.
         expected: String,
     },
-    /// The trajectory could not be written where the run streams it.
-    #[error("writing the trajectory: {0}")]
+    /// What the run streams as it goes (its trajectory, link poses, recording) could not be
+    /// written; the message names the file.
+    #[error("recording the run: {0}")]
     Sink(String),
     /// Measurement asked for more cycles than were simulated.
     #[error("measurement needs {needed:.3} s of simulation, only {have:.3} s were run")]

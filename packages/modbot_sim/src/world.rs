@@ -826,6 +826,20 @@ impl Simulator {
             .collect()
     }
 
+    /// Each link's parent link in its robot's URDF (an index of [`Simulator::link_poses`]),
+    /// `None` for a robot's root: the tree tf follows.
+    pub fn link_parents(&self) -> Vec<Option<usize>> {
+        let mut out = Vec::with_capacity(self.link_names.len());
+        for (robot, info) in self.sim_robots.iter().zip(&self.robots) {
+            let mut parents = vec![None; robot.model.links.len()];
+            for j in &robot.model.joints {
+                parents[j.child] = Some(info.links.start + j.parent);
+            }
+            out.extend(parents);
+        }
+        out
+    }
+
     /// The link odometry and tf start from on the first robot: its `base_link` when its
     /// description has one, else its URDF root link (an index of [`Simulator::link_poses`]).
     pub fn base_link(&self) -> usize {

@@ -4,7 +4,7 @@
 //! position-driven joint in controller order) and, for a robot with wheels,
 //! `velocity_controller/commands` (one speed per velocity-driven joint), as the generated
 //! controllers file declares them; publishes `joint_states`, `odom` (odom → base_link),
-//! `tf` (odom → base_link and base_link → every other link from the simulated poses),
+//! `tf` (odom → base_link, and every other link in its URDF parent's frame, from the simulated poses),
 //! `robot_description` (std_msgs/String, transient local) and, with `publish_clock`,
 //! `/clock`. Commands of the wrong length or with non-finite values are logged and dropped.
 
@@ -48,7 +48,7 @@ pub struct SimNodeConfig {
     pub real_time_factor: f64,
     /// Publish `/clock` (for nodes with `use_sim_time`).
     pub publish_clock: bool,
-    /// Publish base_link → link transforms (off when robot_state_publisher runs).
+    /// Publish each link's transform in its URDF parent (off when robot_state_publisher runs).
     pub publish_link_tf: bool,
     /// Module catalog file ("" = built-in).
     pub modules_file: String,
@@ -89,7 +89,11 @@ impl NodeConfig for SimNodeConfig {
                 "simulated seconds per wall second (0: as fast as possible)",
             ),
             ParamDecl::new("publish_clock", b(true), "publish /clock"),
-            ParamDecl::new("publish_link_tf", b(true), "publish base_link -> link transforms"),
+            ParamDecl::new(
+                "publish_link_tf",
+                b(true),
+                "publish each link's transform in its URDF parent link",
+            ),
             super::modules_file_decl(),
             ParamDecl::new(
                 "organism",

@@ -77,6 +77,24 @@ impl NodeProc {
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
     }
 
+    /// Sends SIGINT (what Ctrl-C sends) and waits up to `within` for the process to end; its
+    /// exit status, or `None` if it is still running.
+    pub fn interrupt(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let sent = Command::new("kill")
+            .args(["-INT", &self.pid().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(sent, "kill -INT {}", self.pid());
+        let end = Instant::now() + within;
+        while Instant::now() < end {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
     /// Still running?
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""The shipped robots in Gazebo's physics (ign-physics 5 + DART, sdformat 12) against the
+embedded simulator (decision record 0042).
+
+For each gait case: `modbot run` measures the gait on the embedded simulator (its
+summary.json), `modbot gait` exports the same gait's joint trajectory, and
+modbot_gz_physics replays it in Gazebo's physics with gz_ros2_control's position law and
+the same measurement protocol. Then every shipped world and every shipped URDF is loaded
+and settled once. Prints a table; exits 1 naming every failed check.
+
+Standard library only. Usage:
+  test/gazebo/run.py --harness BUILD/modbot_gz_physics --modbot target/debug/modbot
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# The gait cases: (name, robot preset, shipped URDF, gait, check).
+#   step:     the step along the body axis within TOLERANCE of the embedded simulator's
+#   sideways: the step mainly across the body axis (|y| > 2 |x|), on the embedded side too
+#   rolling:  the body rolls (|roll| > 180 deg per cycle) the same way as embedded
+CASES = [
+    ("caterpillar", "pp:8", "pp_8", "caterpillar", "step"),
+    ("straight", "py:8", "py_8", "straight", "step"),
+    ("sidewinding", "py:8", "py_8", "sidewinding", "sideways"),
+    ("rolling", "py:8", "py_8", "rolling", "rolling"),
+    ("sidewinding", "py:16", "py_16", "sidewinding", "sideways"),
+]
+TOLERANCE = 0.25
+
+# The settle cases' robots and the world each settles in (a wheel-foot robot on its own
+# terrain); every world is loaded with pp_8.
+SETTLE_WORLD = {"wheelfoot": "wheelfoot_mu1", "quadruped": "wheelfoot_mu1", "wheeled": "wheelfoot_mu1"}
+
+
+def robot_start(world_yaml):
+    """robot_start of a scenario file: (x, y, z, yaw_deg); the file is a flow mapping line."""
+    with open(world_yaml, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^robot_start:\s*\{\s*xyz:\s*\[([^\]]*)\]\s*,\s*yaw_deg:\s*([-0-9.eE+]+)", text, re.M)
+    if not m:
+        return (0.0, 0.0, 0.0, 0.0)
+    x, y, z = (float(v) for v in m.group(1).split(","))
+    return (x, y, z, float(m.group(2)))
+
+
+def update_rate(robot):
+    """controller_manager update_rate of config/controllers/<robot>.yaml (Hz)."""
+    path = os.path.join(ROOT, "config", "controllers", robot + ".yaml")
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r"update_rate:\s*([0-9.]+)", f.read())
+    return float(m.group(1)) if m else 100.0
+
+
+def local_steps(trajectory_csv, period, warmup, cycles):
+    """Mean step per cycle in the body frame of each cycle's start (x along the tail->head
+    heading at that instant, y to its left), from a run folder's trajectory.csv: free of the
+    heading drift that the protocol's initial-frame step mixes in."""
+    with open(trajectory_csv, encoding="utf-8") as f:
+        head = f.readline().strip().split(",")
+        it, ix, iy, ih = (head.index(c) for c in ("time_s", "com_x_m", "com_y_m", "heading_rad"))
+        rows = [[float(v) for v in line.split(",")] for line in f if line.strip()]
+
+    def at(t):
+        for r in rows:
+            if r[it] >= t - 1e-9:
+                return r
+        return rows[-1]
+
+    sx = sy = 0.0
+    for k in range(warmup, warmup + cycles):
+        a, b = at(k * period), at((k + 1) * period)
+        dx, dy, h = b[ix] - a[ix], b[iy] - a[iy], a[ih]
+        sx += (math.cos(h) * dx + math.sin(h) * dy) / cycles
+        sy += (-math.sin(h) * dx + math.cos(h) * dy) / cycles
+    return sx, sy
+
+
+def sh(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode not in (0, 1) or (p.returncode == 1 and "modbot_gz_physics" not in cmd[0]):
+        sys.stderr.write(p.stdout + p.stderr)
+        raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}")
+    return p
+
+
+def harness(args, world_sdf, urdf, extra):
+    x, y, z, yaw = robot_start(world_sdf[:-4] + ".yaml")
+    cmd = [args.harness, "--world", world_sdf, "--robot", urdf,
+           "--x", str(x), "--y", str(y), "--z", str(z + args.spawn_z), "--yaw-deg", str(yaw)] + extra
+    p = sh(cmd)
+    try:
+        return json.loads(p.stdout)
+    except json.JSONDecodeError:
+        sys.stderr.write(p.stdout + p.stderr)
+        raise SystemExit(f"no JSON from {' '.join(cmd)}")
+
+
+def fmt(v, unit=""):
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:+.2f}{unit}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--harness", required=True, help="the built modbot_gz_physics")
+    ap.add_argument("--modbot", default=shutil.which("modbot") or os.path.join(ROOT, "target", "debug", "modbot"))
+    ap.add_argument("--warmup", type=int, default=2, help="cycles discarded (both simulators)")
+    ap.add_argument("--cycles", type=int, default=10, help="cycles measured (both simulators)")
+    ap.add_argument("--settle-s", type=float, default=1.0, help="settle time of the load checks, s")
+    ap.add_argument("--spawn-z", type=float, default=0.05,
+                    help="spawn height over the world's robot_start, m (launch/gazebo.launch.yaml: -z 0.05)")
+    ap.add_argument("--law", default="gz_ros2_control", help="gz_ros2_control or servo")
+    ap.add_argument("--only", default="", help="comma-separated gait cases to run, NAME or NAME:ROBOT (default all; 'none' skips them)")
+    ap.add_argument("--no-settle", action="store_true", help="skip the load-and-settle checks")
+    ap.add_argument("--keep", default="", help="keep the work files in this folder")
+    ap.add_argument("--json", default="", help="write every result to this file")
+    args = ap.parse_args()
+    for exe in (args.harness, args.modbot):
+        if not os.access(exe, os.X_OK):
+            raise SystemExit(f"not an executable: {exe}")
+
+    work = args.keep or tempfile.mkdtemp(prefix="modbot-gz-")
+    os.makedirs(work, exist_ok=True)
+    failures, results, rows = [], {"gaits": [], "settle": []}, []
+    flat = os.path.join(ROOT, "worlds", "flat.sdf")
+    only = set(filter(None, args.only.split(",")))
+    t_all = time.time()
+
+    for name, preset, robot, gait, check in CASES:
+        if only and name not in only and f"{name}:{robot}" not in only:
+            continue
+        t0 = time.time()
+        tag = f"{robot}_{gait}"
+        emb_dir = os.path.join(work, "embedded_" + tag)
+        sh([args.modbot, "run", "--robot", preset, "--gait", gait, "--warmup", str(args.warmup),
+            "--cycles", str(args.cycles), "--out", emb_dir, "--force", "--quiet", "--no-replay"], cwd=work)
+        with open(os.path.join(emb_dir, "summary.json"), encoding="utf-8") as f:
+            emb = json.load(f)
+        er = emb["report"]
+        period = er["period_s"]
+        er["local_step_x_m"], er["local_step_y_m"] = local_steps(
+            os.path.join(emb_dir, "trajectory.csv"), period, args.warmup, args.cycles)
+        csv = os.path.join(work, tag + ".csv")
+        sh([args.modbot, "gait", gait, "--robot", preset, "--duration",
+            str((args.warmup + args.cycles) * period), "--rate", str(update_rate(robot)), "--out", csv])
+        gz = harness(args, flat, os.path.join(ROOT, "urdf", robot + ".urdf"),
+                     ["--trajectory", csv, "--period", str(period), "--warmup", str(args.warmup),
+                      "--cycles", str(args.cycles), "--law", args.law, "--update-rate", str(update_rate(robot)),
+                      "--samples", os.path.join(work, "gazebo_" + tag + ".csv")])
+        gr = gz.get("report") or {}
+        verdict, why = "ok", ""
+        if not gz["finite"] or not gr:
+            verdict, why = "FAIL", "the Gazebo run did not finish with finite positions"
+        elif check == "step":
+            ratio = gr["step_x_m"] / er["step_x_m"] if er["step_x_m"] else float("nan")
+            why = f"step ratio {ratio:.2f}"
+            if not (abs(ratio - 1) <= TOLERANCE):
+                verdict = "FAIL"
+                why += f" outside 1 ± {TOLERANCE}"
+        elif check == "sideways":
+            gx, gy, ey = gr["local_step_x_m"], gr["local_step_y_m"], er["local_step_y_m"]
+            side = abs(gy) > 2 * abs(gx) and abs(gy) > 0.02
+            same = math.copysign(1, gy) == math.copysign(1, ey)
+            why = f"body frame |y|/|x| = {abs(gy) / max(abs(gx), 1e-9):.1f}, y ratio {gy / ey:.2f}"
+            if not (side and same):
+                verdict = "FAIL"
+                why += " (not mainly sideways, or the other side)"
+        elif check == "rolling":
+            rolls = abs(gr["roll_per_cycle_deg"]) > 180
+            same = math.copysign(1, gr["roll_per_cycle_deg"]) == math.copysign(1, er["roll_per_cycle_deg"])
+            why = (f"roll {gr['roll_per_cycle_deg']:+.0f} deg/cycle, "
+                   f"body frame y ratio {gr['local_step_y_m'] / er['local_step_y_m']:.2f}")
+            if not (rolls and same):
+                verdict = "FAIL"
+                why += " (does not roll, or rolls the other way)"
+        if verdict != "ok":
+            failures.append(f"{name} ({robot}): {why}")
+        rows.append((name, robot, gr, er, verdict, why, time.time() - t0, gz.get("wall_s", 0)))
+        results["gaits"].append({"case": name, "robot": robot, "gait": gait, "check": check, "verdict": verdict,
+                                 "why": why, "gazebo": gz, "embedded": er})
+
+    if rows:
+        print(f"Gazebo's physics (ign-physics 5, DART; {args.law} law) vs the embedded simulator, "
+              f"flat world, {args.warmup} warm-up + {args.cycles} measured cycles")
+        print("step x, y: the protocol's (initial body frame); body x, y: each cycle's own body frame")
+        hdr = (f"{'case':<12} {'robot':<6} {'sim':<9} {'step x cm':>10} {'step y cm':>10} "
+               f"{'body x cm':>10} {'body y cm':>10} {'turn °/cyc':>11} "
+               f"{'roll °/cyc':>11} {'CoM z cm':>9}  verdict")
+        print(hdr)
+        print("-" * len(hdr))
+        for name, robot, gr, er, verdict, why, took, gwall in rows:
+            for label, r in (("gazebo", gr), ("embedded", er)):
+                if not r:
+                    print(f"{name:<12} {robot:<6} {label:<9} (no report)")
+                    continue
+                print(f"{name:<12} {robot:<6} {label:<9} {fmt(100 * r['step_x_m']):>10} {fmt(100 * r['step_y_m']):>10} "
+                      f"{fmt(100 * r['local_step_x_m']):>10} {fmt(100 * r['local_step_y_m']):>10} "
+                      f"{fmt(r['heading_change_deg']):>11} {fmt(r['roll_per_cycle_deg']):>11} "
+                      f"{100 * r['com_height_mean_m']:>9.2f}  " + (f"{verdict}: {why}" if label == "gazebo" else ""))
+            print(f"{'':<12} {'':<6} (case {took:.1f} s, Gazebo physics {gwall:.1f} s wall)")
+
+    if not args.no_settle:
+        pp8 = os.path.join(ROOT, "urdf", "pp_8.urdf")
+        loads = [(os.path.join(ROOT, "worlds", w), pp8) for w in sorted(os.listdir(os.path.join(ROOT, "worlds")))
+                 if w.endswith(".sdf")]
+        for u in sorted(os.listdir(os.path.join(ROOT, "urdf"))):
+            if u.endswith(".urdf"):
+                w = SETTLE_WORLD.get(u[:-5], "flat")
+                loads.append((os.path.join(ROOT, "worlds", w + ".sdf"), os.path.join(ROOT, "urdf", u)))
+        print(f"\nload and settle ({args.settle_s:g} s, joints held):")
+        for world, urdf in loads:
+            gz = harness(args, world, urdf, ["--duration", str(args.settle_s)])
+            z = gz["end"]["com"][2]
+            x0, y0, _, _ = robot_start(world[:-4] + ".yaml")
+            drift = math.hypot(gz["end"]["com"][0] - gz["start"]["com"][0], gz["end"]["com"][1] - gz["start"]["com"][1])
+            ok = gz["finite"] and 0.0 < z < 0.25 and gz["max_link_height_m"] < 0.5 and drift < 0.05
+            label = f"{os.path.basename(world)} + {os.path.basename(urdf)}"
+            print(f"  {'ok  ' if ok else 'FAIL'} {label:<48} links {gz['links']:>2}, joints {len(gz['joints']):>2}, "
+                  f"CoM z {100 * z:5.2f} cm, drift {100 * drift:4.2f} cm, tilt {gz['max_tilt_deg']:5.1f}°, "
+                  f"{gz['wall_s']:.2f} s")
+            if not ok:
+                failures.append(f"settle {label}: finite={gz['finite']}, CoM z={z:.3f} m, drift={drift:.3f} m, "
+                                f"highest link {gz['max_link_height_m']:.3f} m")
+            results["settle"].append({"world": world, "robot": urdf, "ok": ok, "gazebo": gz})
+
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=2)
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"\ntotal {time.time() - t_all:.1f} s")
+    if failures:
+        print("\nGazebo-physics checks failed:")
+        for f in failures:
+            print("  " + f)
+        return 1
+    print("Gazebo-physics checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
