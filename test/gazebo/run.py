@@ -125,6 +125,9 @@ def main():
     ap.add_argument("--keep", default="", help="keep the work files in this folder")
     ap.add_argument("--json", default="", help="write every result to this file")
     args = ap.parse_args()
+    # The commands run in a work folder: relative paths would no longer name them.
+    args.harness = os.path.abspath(args.harness)
+    args.modbot = os.path.abspath(args.modbot)
     for exe in (args.harness, args.modbot):
         if not os.access(exe, os.X_OK):
             raise SystemExit(f"not an executable: {exe}")

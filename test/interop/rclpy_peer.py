@@ -2,8 +2,10 @@
 
     rclpy_peer.py --ns /snake1 --node gait_node --set-gait sidewinding --timeout 40
 
-Subscribes {ns}/position_controller/commands, {ns}/joint_states and {ns}/odom; once each has
-delivered 5 messages it sets the `gait` parameter of {ns}/{node} through the parameter
+Subscribes {ns}/position_controller/commands, {ns}/joint_states and {ns}/odom, all three with
+rclpy's default QoS (reliable, volatile, keep last 10: what robot_state_publisher, ros2_control
+and Nav2 ask for); once each has delivered 5 messages it records the graph's view of those
+topics and of /clock (types, publishers' QoS), sets the `gait` parameter of {ns}/{node} through the parameter
 service (rcl_interfaces/SetParameters), reads it back, tries a gait that does not exist,
 optionally publishes a modbot_msgs/GaitCommand (--command-gait; modbot_msgs built for rclpy
 by build_modbot_msgs.sh) and drives a second sim_node (--drive-sim), keeps listening for 3 s
@@ -17,7 +19,7 @@ import time
 import rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import qos_profile_sensor_data
+from rclpy.qos import ReliabilityPolicy
 from rcl_interfaces.srv import GetParameters, SetParameters
 from std_msgs.msg import Float64MultiArray
 from sensor_msgs.msg import JointState
@@ -34,8 +36,9 @@ class Peer(Node):
         self.odom_first = None
         self.odom_last = None
         self.create_subscription(Float64MultiArray, f"{ns}/position_controller/commands", self.on_cmd, 10)
-        self.create_subscription(JointState, f"{ns}/joint_states", self.on_js, qos_profile_sensor_data)
-        self.create_subscription(Odometry, f"{ns}/odom", self.on_odom, qos_profile_sensor_data)
+        # Default QoS (a depth alone): reliable readers, which match only reliable writers.
+        self.create_subscription(JointState, f"{ns}/joint_states", self.on_js, 10)
+        self.create_subscription(Odometry, f"{ns}/odom", self.on_odom, 10)
         self.rosout = []
         self.create_subscription(Log, "/rosout", lambda m: self.rosout.append([m.name, m.level, m.msg]), 100)
 
@@ -106,12 +109,26 @@ def drive(node, ns, joints, angle, seconds):
     """Publish a constant pose to a sim_node (rclpy as the controller) and report its joints."""
     pub = node.create_publisher(Float64MultiArray, f"{ns}/position_controller/commands", 10)
     seen = {}
-    node.create_subscription(JointState, f"{ns}/joint_states", lambda m: seen.update(p=list(m.position)), qos_profile_sensor_data)
+    node.create_subscription(JointState, f"{ns}/joint_states", lambda m: seen.update(p=list(m.position)), 10)
     end = time.time() + seconds
     while time.time() < end:
         pub.publish(Float64MultiArray(data=[angle] * joints))
         rclpy.spin_once(node, timeout_sec=0.02)
     return {"target": angle, "positions": seen.get("p")}
+
+
+def graph(node, ns):
+    """Types of /clock and of the node's feedback topics (`ros2 topic list -t`), and the
+    reliability its publishers offer on those (`ros2 topic info -v`)."""
+    types = dict(node.get_topic_names_and_types())
+    out = {"types": {t: types.get(t, []) for t in ["/clock", f"{ns}/odom", f"{ns}/joint_states"]}, "publishers": {}}
+    for t in [f"{ns}/odom", f"{ns}/joint_states", "/clock"]:
+        out["publishers"][t] = [
+            {"node": f"{i.node_namespace.rstrip('/')}/{i.node_name}",
+             "reliable": i.qos_profile.reliability == ReliabilityPolicy.RELIABLE}
+            for i in node.get_publishers_info_by_topic(t)
+        ]
+    return out
 
 
 def main():
@@ -130,7 +147,7 @@ def main():
     deadline = time.time() + a.timeout
     while time.time() < deadline and min(peer.counts.values()) < 5:
         rclpy.spin_once(peer, timeout_sec=0.1)
-    out = {"counts_before_set": dict(peer.counts)}
+    out = {"counts_before_set": dict(peer.counts), "graph": graph(peer, a.ns)}
     if min(peer.counts.values()) < 5:
         out["error"] = "timed out waiting for topics"
         print(json.dumps(out))

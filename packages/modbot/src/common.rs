@@ -193,6 +193,36 @@ pub fn fresh_dir(base: &Path, named: bool, force: bool) -> Result<PathBuf> {
         })
 }
 
+/// Progress of a simulation off a terminal, where no bar is drawn: a line on stderr at every
+/// tenth of the run (`sim 4.8/24.0 s, real-time factor 93.1`), each tenth once.
+pub struct Tenths {
+    on: bool,
+    next: f64,
+    started: std::time::Instant,
+}
+
+impl Tenths {
+    /// Lines unless `quiet` or stderr is a terminal (where the bar shows the progress).
+    pub fn new(quiet: bool) -> Tenths {
+        use std::io::IsTerminal as _;
+        Tenths {
+            on: !quiet && !std::io::stderr().is_terminal(),
+            next: 0.1,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// Simulated time `t` of `total` s: a line when it passes the next tenth.
+    pub fn at(&mut self, t: f64, total: f64) {
+        if self.on && total > 0.0 && t >= self.next * total {
+            let rtf = t / self.started.elapsed().as_secs_f64().max(1e-9);
+            eprintln!("sim {t:.1}/{total:.1} s, real-time factor {rtf:.1}");
+            // The next tenth after this one (t / total = 0.8 may compute as 0.7999…).
+            self.next = ((t / total * 10.0 + 1e-9).floor() + 1.0) / 10.0;
+        }
+    }
+}
+
 /// Progress of a command that works through items one after another, on stderr (issue 20:
 /// every command that runs longer than a second shows it): on a terminal one line rewritten
 /// in place, elsewhere (a log, CI) one line per item, never a line without its newline.

@@ -34,6 +34,14 @@ fn main() -> ExitCode {
         if argv.get(1).map(String::as_str) == Some("node") && argv.len() > 2 && !argv[2].starts_with('-') {
             return modbot_ros::run_node(&argv[2], argv[3..].to_vec());
         }
+        // `modbot node --help`: the nodes, a line on each (the subcommand's own help flag is
+        // off, so `modbot node EXEC --help` reaches the node).
+        if argv.get(1).map(String::as_str) == Some("node")
+            && matches!(argv.get(2).map(String::as_str), Some("-h" | "--help"))
+        {
+            print!("{}", modbot_ros::nodes_help());
+            return ExitCode::SUCCESS;
+        }
     }
     tracing_subscriber::fmt()
         .with_env_filter(

@@ -164,9 +164,12 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let started = std::time::Instant::now();
+    let mut tenths = crate::common::Tenths::new(quiet);
     let run = modbot_app::organism::run_organism(&robot, &world, seconds, &faults, settings, &options, &mut |t, _| {
         bar.set_position((t * 1000.0) as u64);
         bar.set_message(format!("{t:.1} s"));
+        // Off a terminal, where the bar is not drawn.
+        tenths.at(t, seconds);
     })?;
     bar.finish_and_clear();
     let r = &run.report;

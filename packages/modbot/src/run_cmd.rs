@@ -1,7 +1,7 @@
 //! `modbot run`: a gait on the embedded simulator, measured with the source's protocol.
 
 use std::fmt::Write as _;
-use std::io::{IsTerminal as _, Write as _};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -132,8 +132,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             max_time_s: args.max_time,
         },
     };
-    let lines = !args.quiet && !std::io::stderr().is_terminal();
-    let mut next_line = 0.1;
+    let mut tenths = crate::common::Tenths::new(args.quiet);
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
@@ -243,12 +242,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 bar.set_message(format!("{t:.1}/{total:.1} s, real-time factor {rtf:.1}"));
             }
             // Off a terminal the bar is not drawn: a line at every tenth of the run instead.
-            if lines && total > 0.0 && t >= next_line * total {
-                let rtf = t / started.elapsed().as_secs_f64().max(1e-9);
-                eprintln!("sim {t:.1}/{total:.1} s, real-time factor {rtf:.1}");
-                // The next tenth after this one (t / total = 0.8 may compute as 0.7999…).
-                next_line = ((t / total * 10.0 + 1e-9).floor() + 1.0) / 10.0;
-            }
+            tenths.at(t, total);
         },
         &mut sink,
     );

@@ -1368,6 +1368,25 @@ fn organism_run_with_a_cut_reports_the_parts() {
         data["links"].as_array().unwrap().len() * 7,
         data["frames"][0].as_array().unwrap().len()
     );
+    // Off a terminal, without --quiet: a progress line at every tenth of the run, once each.
+    let o = modbot(&[
+        "organism",
+        "run",
+        "caterpillar:6",
+        "--seconds",
+        "12",
+        "--force",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = stderr(&o)
+        .lines()
+        .filter(|l| l.starts_with("sim "))
+        .map(String::from)
+        .collect();
+    assert_eq!(lines.len(), 10, "{}", stderr(&o));
+    assert!(lines.last().unwrap().starts_with("sim 12.0/12.0 s"), "{lines:?}");
     let o = modbot(&[
         "organism",
         "run",
@@ -1494,4 +1513,47 @@ fn the_command_runs_outside_the_repository() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 19: `modbot node --help` lists every node, and `modbot node EXEC --help` (or `-h`,
+/// before `--ros-args`) prints the node's name, a line on what it does and every parameter
+/// its config declares (name, type, description), exits 0 and opens no DDS participant.
+/// After `--ros-args`, `--help` is a ROS argument like any other and is refused.
+#[cfg(feature = "ros")]
+#[test]
+fn every_node_prints_its_help_and_exits_0() {
+    let list = modbot(&["node", "--help"]);
+    assert!(list.status.success(), "{}", stderr(&list));
+    for exec in modbot_ros::NODES {
+        assert!(stdout(&list).contains(exec), "{exec} not listed:\n{}", stdout(&list));
+    }
+    for exec in modbot_ros::NODES {
+        let decls = modbot_ros::node_declarations(exec).expect("declarations");
+        assert!(!decls.is_empty(), "{exec} declares no parameters");
+        for args in [
+            vec!["node", exec, "--help"],
+            vec!["node", exec, "-h"],
+            vec!["node", exec, "--help", "--ros-args", "-p", "no_such:=1"],
+        ] {
+            let o = modbot(&args);
+            assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+            let text = stdout(&o);
+            assert!(text.starts_with(&format!("{exec}: ")), "{args:?}:\n{text}");
+            for d in &decls {
+                let row = text
+                    .lines()
+                    .find(|l| l.split_whitespace().next() == Some(d.name))
+                    .unwrap_or_else(|| panic!("{exec}: no row for `{}`:\n{text}", d.name));
+                assert!(row.contains(d.default.type_name()), "{row}");
+                assert!(row.contains(d.description), "{row}");
+            }
+            assert!(text.contains("use_sim_time"), "{text}");
+        }
+    }
+    let o = modbot(&["node", "gait_node", "--ros-args", "--help"]);
+    assert!(!o.status.success(), "--help after --ros-args: {}", stdout(&o));
+    assert!(stderr(&o).contains("--help"), "{}", stderr(&o));
+    let o = modbot(&["node", "no_such_node", "--help"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("no node `no_such_node`"), "{}", stderr(&o));
 }

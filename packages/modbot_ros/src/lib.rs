@@ -91,7 +91,7 @@ pub use transport::{Level, Pub, Qos, Server, Sub, Transport};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use params::{NodeConfig, ParamMap, load_params_file, resolve};
+use params::{NodeConfig, ParamMap, ParamValue, load_params_file, resolve};
 
 /// Everything a node binary does before its loop: parse `--ros-args`, set up logging, read
 /// parameter files and `-p` overrides into the typed configuration; `join` then joins the
@@ -335,8 +335,129 @@ macro_rules! on_backend {
     }};
 }
 
-/// Runs the node `exec` (one of [`NODES`]) with its command line (after the executable).
+/// One line on what each node does, by executable name (`--help`, `modbot node --help`).
+pub fn node_summary(exec: &str) -> Option<&'static str> {
+    Some(match exec {
+        "gait_node" => "gait commands in (gait/command), joint position targets out (position_controller/commands)",
+        "sim_node" => "the embedded simulator: commands in; joint_states, odom, tf, robot_description, /clock out",
+        "planner_node" => "goal_pose in; the strategic plan, its path and markers out, and a `plan` service",
+        "executive_node" => "executes strategic_plan through gait commands, steering by the body's pose (odom)",
+        "module_node" => "one module of a digital-hormone organism: hormone frames in and out, its hinge command",
+        "teleop_node" => "cmd_vel and joy to gait commands, with a dead-man",
+        _ => return None,
+    })
+}
+
+/// A parameter's default as it would be written after `-p name:=`.
+fn param_text(v: &ParamValue) -> String {
+    fn list<T>(v: &[T], f: impl Fn(&T) -> String) -> String {
+        format!("[{}]", v.iter().map(f).collect::<Vec<_>>().join(", "))
+    }
+    let double = |x: &f64| {
+        let t = format!("{x}");
+        if t.contains(['.', 'e', 'i', 'N']) {
+            t
+        } else {
+            format!("{t}.0")
+        }
+    };
+    match v {
+        ParamValue::Bool(b) => b.to_string(),
+        ParamValue::Int(i) => i.to_string(),
+        ParamValue::Double(x) => double(x),
+        ParamValue::Str(s) => format!("{s:?}"),
+        ParamValue::BoolArray(v) => list(v, bool::to_string),
+        ParamValue::IntArray(v) => list(v, i64::to_string),
+        ParamValue::DoubleArray(v) => list(v, double),
+        ParamValue::StrArray(v) => list(v, |s| format!("{s:?}")),
+    }
+}
+
+/// The parameters node `exec` (one of [`NODES`]) declares, from its [`NodeConfig`]
+/// (`use_sim_time`, which every node accepts, is not among them).
+pub fn node_declarations(exec: &str) -> Option<Vec<params::ParamDecl>> {
+    Some(match exec {
+        "gait_node" => nodes::gait::GaitNodeConfig::declarations(),
+        "sim_node" => nodes::sim::SimNodeConfig::declarations(),
+        "planner_node" => nodes::planner::PlannerNodeConfig::declarations(),
+        "executive_node" => nodes::executive::ExecutiveNodeConfig::declarations(),
+        "module_node" => nodes::module::ModuleNodeConfig::declarations(),
+        "teleop_node" => nodes::teleop::TeleopNodeConfig::declarations(),
+        _ => return None,
+    })
+}
+
+/// The `--help` text of node `exec` (one of [`NODES`]): its name, what it does and every
+/// parameter it declares (name, type, default, description), from its [`NodeConfig`]
+/// declarations, so the text cannot drift from the code.
+pub fn node_help(exec: &str) -> Option<String> {
+    let summary = node_summary(exec)?;
+    let mut rows: Vec<[String; 4]> = node_declarations(exec)?
+        .into_iter()
+        .map(|d| {
+            [
+                d.name.to_string(),
+                d.default.type_name().to_string(),
+                param_text(&d.default),
+                d.description.to_string(),
+            ]
+        })
+        .collect();
+    rows.push([
+        "use_sim_time".into(),
+        "bool".into(),
+        "false".into(),
+        "take time from /clock (every node)".into(),
+    ]);
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let (w0, w1, w2) = (width(0), width(1), width(2));
+    let mut out = format!(
+        "{exec}: {summary}\n\n\
+         Usage: {exec} [-h | --help] [--ros-args [-r __ns:=/NS] [-r __node:=NAME] [-r FROM:=TO]\n\
+         \x20         [-p NAME:=VALUE]... [--params-file FILE] [--log-level LEVEL]]\n\n\
+         Parameters (name, type, default, description):\n"
+    );
+    for r in &rows {
+        out.push_str(&format!("  {:w0$}  {:w1$}  {:w2$}  {}\n", r[0], r[1], r[2], r[3]));
+    }
+    out.push_str(
+        "\nTopics (names relative to the node's namespace), services and their QoS:\n\
+         \x20 docs/decisions/0043-qos-and-node-conventions.md\n",
+    );
+    Some(out)
+}
+
+/// The list of nodes with a line on each (`modbot node --help`).
+pub fn nodes_help() -> String {
+    let w = NODES.iter().map(|n| n.len()).max().unwrap_or(0);
+    let mut out = String::from(
+        "Run one ROS 2 node of modbot_ros.\n\n\
+         Usage: modbot node EXEC [-h | --help] [--ros-args ...]\n\n\
+         Nodes (`modbot node EXEC --help` lists a node's parameters):\n",
+    );
+    for n in NODES {
+        out.push_str(&format!("  {n:w$}  {}\n", node_summary(n).unwrap_or("")));
+    }
+    out
+}
+
+/// Whether a node's command line asks for help: `-h` or `--help` before `--ros-args`.
+pub fn wants_help(argv: &[String]) -> bool {
+    argv.iter()
+        .take_while(|a| a.as_str() != "--ros-args")
+        .any(|a| a == "-h" || a == "--help")
+}
+
+/// Runs the node `exec` (one of [`NODES`]) with its command line (after the executable);
+/// `-h` or `--help` before `--ros-args` prints [`node_help`] and exits 0.
 pub fn run_node(exec: &str, argv: Vec<String>) -> std::process::ExitCode {
+    if wants_help(&argv) {
+        if let Some(text) = node_help(exec) {
+            use std::io::Write as _;
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            return std::process::ExitCode::SUCCESS;
+        }
+    }
     match exec {
         "gait_node" => on_backend!(nodes::gait::GaitNodeConfig, "gait_node", argv, nodes::gait::run),
         "sim_node" => on_backend!(nodes::sim::SimNodeConfig, "sim_node", argv, nodes::sim::run),

@@ -31,8 +31,9 @@
 //!
 //! What the test controls: the clock ([`LoopbackBus::set_now`], [`LoopbackBus::advance`];
 //! it starts at 0 and only moves when told), parameters ([`LoopbackBus::set_param`],
-//! validated like the parameter service does), service calls ([`LoopbackClient`]), and the
-//! captured log ([`LoopbackBus::logs`]).
+//! validated like the parameter service does), service calls ([`LoopbackClient`]), the
+//! captured log ([`LoopbackBus::logs`]) and the graph: every topic with its type, publishers
+//! and subscribers ([`LoopbackBus::topics`]).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::marker::PhantomData;
@@ -94,6 +95,10 @@ impl Queue {
 #[derive(Debug, Default)]
 struct Topic {
     ty: String,
+    /// The QoS of every publisher created on the topic (publishers are never removed).
+    writers: Vec<Qos>,
+    /// The QoS of every subscription created on the topic (dropped ones included).
+    subscribed: Vec<Qos>,
     readers: Vec<(Qos, Weak<Mutex<Queue>>)>,
     latched: Option<Vec<u8>>,
 }
@@ -129,7 +134,7 @@ fn reliable(q: Qos) -> bool {
 }
 
 /// Whether a writer offering `w` matches a reader requesting `r` (DDS request/offer).
-fn compatible(w: Qos, r: Qos) -> bool {
+pub fn compatible(w: Qos, r: Qos) -> bool {
     (reliable(w) || !reliable(r)) && (w == Qos::Latched || r != Qos::Latched)
 }
 
@@ -260,6 +265,36 @@ impl LoopbackBus {
                 .map(|q| lock(&q).dropped)
                 .sum()
         })
+    }
+}
+
+/// A topic of the bus as a graph query (`ros2 topic info -v`) sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopicInfo {
+    /// Resolved name.
+    pub name: String,
+    /// ROS type name, e.g. `nav_msgs/msg/Odometry`.
+    pub ty: String,
+    /// The QoS each publisher offers (every publisher created, dropped or not).
+    pub publishers: Vec<Qos>,
+    /// The QoS each subscription requests (every subscription created, dropped or not).
+    pub subscribers: Vec<Qos>,
+}
+
+impl LoopbackBus {
+    /// Every topic a node (or a test) has created a publisher or a subscription on, by name:
+    /// the graph's topics, types and endpoints.
+    pub fn topics(&self) -> Vec<TopicInfo> {
+        lock(&self.bus)
+            .topics
+            .iter()
+            .map(|(name, t)| TopicInfo {
+                name: name.clone(),
+                ty: t.ty.clone(),
+                publishers: t.writers.clone(),
+                subscribers: t.subscribed.clone(),
+            })
+            .collect()
     }
 }
 
@@ -400,7 +435,7 @@ impl Transport for LoopbackNode {
 
     fn publisher<M: RosMessage>(&mut self, topic: &str, qos: Qos) -> Result<LoopbackPub<M>> {
         let topic = self.resolve(topic);
-        lock(&self.bus.bus).topic::<M>(&topic)?;
+        lock(&self.bus.bus).topic::<M>(&topic)?.writers.push(qos);
         Ok(LoopbackPub {
             bus: self.bus.clone(),
             topic,
@@ -423,6 +458,7 @@ impl Transport for LoopbackNode {
         }
         let queue = Arc::new(Mutex::new(q));
         t.readers.push((qos, Arc::downgrade(&queue)));
+        t.subscribed.push(qos);
         Ok(LoopbackSub { queue, _m: PhantomData })
     }
 

@@ -8,12 +8,16 @@ use crate::args::NodeIdentity;
 use crate::error::Result;
 use crate::params::ParamValue;
 
-/// Quality of service, by purpose (the ROS 2 presets the nodes use).
+/// Quality of service, by purpose (the ROS 2 presets the nodes use). Every topic's choice is
+/// in the table of decision record 0043.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Qos {
-    /// Best effort, volatile, keep last 5: joint states, odometry, tf (sensor data).
+    /// Best effort, volatile, keep last 5 (`rclcpp::SensorDataQoS`): high-rate sensor-like
+    /// topics (a module's `sensors`) and the subscriptions to joint states, odometry,
+    /// `cmd_vel` and `joy` (a best-effort reader matches a reliable or best-effort writer).
     SensorData,
-    /// Reliable, volatile, keep last 10: commands and states (the ROS default).
+    /// Reliable, volatile, keep last 10: commands, states, tf, and the published joint states
+    /// and odometry (the ROS default, what a default-QoS subscriber asks for).
     Reliable,
     /// Reliable, transient local, keep last 1: `robot_description` (latched).
     Latched,

@@ -45,10 +45,11 @@ fn the_gait_drives_the_simulated_robot_and_garbage_is_dropped() {
     let _sim = spawn_sim(&bus);
     let gait_node = spawn::<GaitNodeConfig>(&bus, "gait_node", &[("gait", s("caterpillar"))], gait::run);
     let mut probe = bus.node(identity("probe", "/m"));
-    let js = probe
-        .subscription::<JointState>("joint_states", Qos::SensorData)
-        .unwrap();
-    let odom = probe.subscription::<Odometry>("odom", Qos::SensorData).unwrap();
+    // Reliable readers, as robot_state_publisher, ros2_control and a default-QoS rclpy
+    // subscriber are: sim_node publishes joint states and odometry reliable (issue 19), and
+    // a reliable reader does not match a best-effort writer.
+    let js = probe.subscription::<JointState>("joint_states", Qos::Reliable).unwrap();
+    let odom = probe.subscription::<Odometry>("odom", Qos::Reliable).unwrap();
     let desc = probe
         .subscription::<StringMsg>("robot_description", Qos::Latched)
         .unwrap();

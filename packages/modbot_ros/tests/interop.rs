@@ -1,5 +1,7 @@
 //! Interop with real ROS 2: an rclpy node (ROS 2 Jazzy wheels from PyPI, Fast DDS) receives
-//! gait_node's commands and sim_node's joint states and odometry with correct values,
+//! gait_node's commands and sim_node's joint states and odometry with correct values, all
+//! three through default-QoS (reliable) subscriptions, sees `/clock` as rosgraph_msgs/msg/Clock
+//! (beside ros2-client's own mistyped reader, record 0043),
 //! changes the gait through gait_node's parameter service and by publishing a
 //! modbot_msgs/GaitCommand (modbot_msgs built for rclpy from its .msg files with the rosidl
 //! generators the wheels ship), and drives a sim_node with its own position commands.
@@ -162,8 +164,44 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
         .unwrap_or_else(|e| panic!("peer output is not JSON ({e}):\n{stdout}\n{stderr}\n{}", gait.log()));
     println!("rclpy peer: {doc}");
     assert!(out.status.success(), "peer failed: {doc}\n{stderr}\n{}", gait.log());
+    // Received through rclpy's default QoS (reliable, volatile, keep last 10).
     for t in ["commands", "joint_states", "odom"] {
         assert!(doc["counts"][t].as_u64().unwrap_or(0) >= 20, "{t}: {doc}");
+    }
+    // The graph as `ros2 topic list -t` and `ros2 topic info -v` show it (issue 19): one type
+    // per topic and sim_node offering joint states and odometry reliable. `/clock` is
+    // rosgraph_msgs/msg/Clock as sim_node publishes it; ros2-client 0.12.1's spinner adds a
+    // reader typed builtin_interfaces/msg/Time that its API cannot retype (record 0043), and
+    // nothing else may appear there.
+    let graph = &doc["graph"];
+    let clock: Vec<&str> = graph["types"]["/clock"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    assert!(clock.contains(&"rosgraph_msgs/msg/Clock"), "{graph}");
+    assert!(
+        clock
+            .iter()
+            .all(|t| *t == "rosgraph_msgs/msg/Clock" || *t == "builtin_interfaces/msg/Time"),
+        "{graph}"
+    );
+    assert_eq!(
+        graph["types"]["/snake1/odom"],
+        serde_json::json!(["nav_msgs/msg/Odometry"]),
+        "{graph}"
+    );
+    assert_eq!(
+        graph["types"]["/snake1/joint_states"],
+        serde_json::json!(["sensor_msgs/msg/JointState"]),
+        "{graph}"
+    );
+    for t in ["/snake1/odom", "/snake1/joint_states"] {
+        let pubs = graph["publishers"][t].as_array().expect("publishers");
+        assert!(!pubs.is_empty(), "no publisher of {t} in rclpy's graph: {graph}");
+        assert!(
+            pubs.iter().all(|p| p["reliable"] == true),
+            "{t} offered best effort: {graph}"
+        );
     }
     let cmds: Vec<f64> = serde_json::from_value(doc["last_commands"].clone()).expect("commands");
     assert_eq!(cmds.len(), 8);

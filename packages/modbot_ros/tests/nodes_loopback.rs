@@ -386,3 +386,46 @@ fn planner_and_executive_chain_on_one_bus() {
     // The goal is 31° to the left: turn left.
     assert!(c.gait == "turning" && c.param_values[0] > 0.0, "{c:?}");
 }
+
+/// Issue 19: every node binary answers `--help` (and `-h`) before `--ros-args` with its name,
+/// a line on what it does and every parameter it declares, from the same declarations the
+/// node validates against, and exits 0 without joining the graph.
+#[test]
+fn every_node_binary_prints_its_help() {
+    let bins = [
+        ("gait_node", env!("CARGO_BIN_EXE_gait_node")),
+        ("sim_node", env!("CARGO_BIN_EXE_sim_node")),
+        ("planner_node", env!("CARGO_BIN_EXE_planner_node")),
+        ("executive_node", env!("CARGO_BIN_EXE_executive_node")),
+        ("module_node", env!("CARGO_BIN_EXE_module_node")),
+        ("teleop_node", env!("CARGO_BIN_EXE_teleop_node")),
+    ];
+    assert_eq!(
+        bins.iter().map(|b| b.0).collect::<Vec<_>>(),
+        modbot_ros::NODES,
+        "a node without a binary here"
+    );
+    for (exec, bin) in bins {
+        for flag in ["--help", "-h"] {
+            let o = std::process::Command::new(bin)
+                .arg(flag)
+                .output()
+                .expect("run the node");
+            let text = String::from_utf8_lossy(&o.stdout);
+            assert!(
+                o.status.success(),
+                "{exec} {flag}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(text.starts_with(&format!("{exec}: ")), "{text}");
+            for d in modbot_ros::node_declarations(exec).expect("declarations") {
+                assert!(
+                    text.lines()
+                        .any(|l| l.split_whitespace().next() == Some(d.name) && l.contains(d.description)),
+                    "{exec}: no row for `{}`:\n{text}",
+                    d.name
+                );
+            }
+        }
+    }
+}

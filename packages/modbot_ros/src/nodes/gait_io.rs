@@ -21,8 +21,8 @@ pub struct Feedback<T: Transport> {
 }
 
 impl<T: Transport> Feedback<T> {
-    /// Subscribes `joint_states` and `odom` (sensor data QoS, as sim_node and Gazebo's
-    /// bridge publish them).
+    /// Subscribes `joint_states` and `odom` best effort (sensor data QoS), which matches
+    /// sim_node's reliable writers and best-effort ones (a Gazebo bridge's) alike.
     pub fn new(t: &mut T) -> Result<Feedback<T>> {
         Ok(Feedback {
             joints: t.subscription::<JointState>("joint_states", Qos::SensorData)?,

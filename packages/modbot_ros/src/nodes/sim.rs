@@ -544,8 +544,10 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     } else {
         None
     };
-    let js_pub = t.publisher::<JointState>("joint_states", Qos::SensorData)?;
-    let odom_pub = t.publisher::<Odometry>("odom", Qos::SensorData)?;
+    // Reliable, as robot_state_publisher, ros2_control and Nav2 expect: a default-QoS
+    // subscriber matches (record 0043); best-effort subscribers match too.
+    let js_pub = t.publisher::<JointState>("joint_states", Qos::Reliable)?;
+    let odom_pub = t.publisher::<Odometry>("odom", Qos::Reliable)?;
     let tf_pub = t.publisher::<TFMessage>("tf", Qos::Reliable)?;
     let desc_pub = t.publisher::<StringMsg>("robot_description", Qos::Latched)?;
     let clock_pub = if cfg.publish_clock {
