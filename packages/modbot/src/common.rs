@@ -193,6 +193,26 @@ pub fn fresh_dir(base: &Path, named: bool, force: bool) -> Result<PathBuf> {
         })
 }
 
+/// Writes `replay.html` into `dir` (record 0040) and adds it to `written`; a build without
+/// three.js says why on stderr instead.
+pub fn write_replay(
+    dir: &Path,
+    info: &modbot_app::replay::ReplayInfo,
+    links: &[modbot_app::replay::ReplayLink],
+    world: &modbot_core::Scenario,
+    frames: &modbot_app::replay::Frames,
+    written: &mut Vec<&'static str>,
+) -> Result<()> {
+    match modbot_app::replay::three_js_available() {
+        Ok(()) => {
+            modbot_app::replay::write_html(&dir.join("replay.html"), info, links, world, frames)?;
+            written.push("replay.html");
+        }
+        Err(why) => eprintln!("note: replay.html not written: {why}"),
+    }
+    Ok(())
+}
+
 /// Progress of a simulation off a terminal, where no bar is drawn: a line on stderr at every
 /// tenth of the run (`sim 4.8/24.0 s, real-time factor 93.1`), each tenth once.
 pub struct Tenths {

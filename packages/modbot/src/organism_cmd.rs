@@ -243,19 +243,13 @@ fn run_one(which: &Which, args: RunArgs<'_>) -> Result<()> {
         let _ = writeln!(text, "  ! {f}");
     }
     let mut written = vec!["summary.json", "plot.png"];
-    match modbot_app::replay::three_js_available() {
-        Ok(()) => {
-            let info = modbot_app::replay::ReplayInfo {
-                robot: robot.name.clone(),
-                controller: "digital hormones".into(),
-                world: world.name.clone(),
-                rate_hz: options.plan.control_rate_hz,
-            };
-            modbot_app::replay::write_html(&dir.join("replay.html"), &info, &run.links, &world, &run.frames)?;
-            written.push("replay.html");
-        }
-        Err(why) => eprintln!("note: replay.html not written: {why}"),
-    }
+    let info = modbot_app::replay::ReplayInfo {
+        robot: robot.name.clone(),
+        controller: "digital hormones".into(),
+        world: world.name.clone(),
+        rate_hz: options.plan.control_rate_hz,
+    };
+    crate::common::write_replay(&dir, &info, &run.links, &world, &run.frames, &mut written)?;
     let _ = writeln!(text, "run folder: {} ({})", dir.display(), written.join(", "));
     emit(text)
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use modbot_app::recording::{GaitRun, Recording};
-use modbot_app::replay::{Frames, LinkPoseCsv, ReplayInfo, ReplayLink, replay_links, three_js_available, write_html};
+use modbot_app::replay::{Frames, LinkPoseCsv, ReplayInfo, ReplayLink, replay_links};
 use modbot_app::{ControllerSpec, EvalOptions, evaluate_streaming, load_robot, load_world_for};
 use modbot_description::DescriptionConfig;
 use modbot_sim::{Engine, Report, RunPlan, Sample, Simulator};
@@ -303,19 +303,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
     let mut written = vec!["trajectory.csv", "links.csv", "summary.json", "plot.png"];
     if !args.no_replay {
-        match three_js_available() {
-            Ok(()) => {
-                let info = ReplayInfo {
-                    robot: args.robot.clone(),
-                    controller: eval.controller.clone(),
-                    world: world.name.clone(),
-                    rate_hz: args.rate,
-                };
-                write_html(&dir.join("replay.html"), &info, &links, &world, &frames)?;
-                written.push("replay.html");
-            }
-            Err(why) => eprintln!("note: replay.html not written: {why}"),
-        }
+        let info = ReplayInfo {
+            robot: args.robot.clone(),
+            controller: eval.controller.clone(),
+            world: world.name.clone(),
+            rate_hz: args.rate,
+        };
+        crate::common::write_replay(&dir, &info, &links, &world, &frames, &mut written)?;
     }
     if let Some(n) = mcap_messages {
         written.push("run.mcap");

@@ -288,6 +288,18 @@ fn num(out: &mut String, x: f64) {
     }
 }
 
+/// A JSON array of numbers ([`num`]).
+fn numbers(out: &mut String, xs: impl Iterator<Item = f64>) {
+    out.push('[');
+    for (i, x) in xs.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        num(out, x);
+    }
+    out.push(']');
+}
+
 fn pose7(p: &Isometry3<f64>) -> [f64; 7] {
     let (v, q) = (&p.translation.vector, &p.rotation);
     [v.x, v.y, v.z, q.i, q.j, q.k, q.w]
@@ -345,34 +357,21 @@ pub fn page_data(info: &ReplayInfo, links: &[ReplayLink], world: &Scenario, fram
     // full (17 digits), three times the size for nothing a screen shows.
     out.pop();
     let shown = frames.shown();
-    out.push_str(",\"t\":[");
+    out.push_str(",\"t\":");
+    numbers(&mut out, shown.iter().map(|f| f.t));
+    out.push_str(",\"frames\":[");
     for (i, f) in shown.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        num(&mut out, f.t);
-    }
-    out.push_str("],\"frames\":[");
-    for (i, f) in shown.iter().enumerate() {
-        out.push_str(if i > 0 { ",[" } else { "[" });
-        for (j, x) in f.poses.iter().enumerate() {
-            if j > 0 {
-                out.push(',');
-            }
-            num(&mut out, f64::from(*x));
-        }
-        out.push(']');
+        numbers(&mut out, f.poses.iter().map(|x| f64::from(*x)));
     }
     out.push_str("],\"com\":[");
     for (i, f) in shown.iter().enumerate() {
-        out.push_str(if i > 0 { ",[" } else { "[" });
-        for (j, x) in f.com.iter().enumerate() {
-            if j > 0 {
-                out.push(',');
-            }
-            num(&mut out, f64::from(*x));
+        if i > 0 {
+            out.push(',');
         }
-        out.push(']');
+        numbers(&mut out, f.com.iter().map(|x| f64::from(*x)));
     }
     out.push_str("]}");
     Ok(out)

@@ -109,9 +109,14 @@ pub fn target_rows(m: &StrategicPlan) -> Result<Vec<TargetRow>, String> {
 /// The GaitCommand for a drive: the request the in-process loop sends
 /// (`modbot_app::navigate::gait_request`), on the wire.
 pub fn gait_command(d: &Drive) -> GaitCommand {
-    let r = modbot_app::navigate::gait_request(d);
+    request_command(&modbot_app::navigate::gait_request(d))
+}
+
+/// The GaitCommand of a gait request (the gait driver's plain terms on the wire); the inverse
+/// of [`gait_request`].
+pub fn request_command(r: &modbot_app::GaitRequest) -> GaitCommand {
     GaitCommand {
-        gait: r.gait,
+        gait: r.gait.clone(),
         param_names: r.params.iter().map(|p| p.0.clone()).collect(),
         param_values: r.params.iter().map(|p| p.1).collect(),
         speed_scale: r.speed_scale,

@@ -42,17 +42,10 @@ pub struct TeleopNodeConfig {
     pub joy: JoyMap,
 }
 
-/// The GaitCommand of a gait request (the gait driver's plain terms on the wire).
+/// The GaitCommand of a gait request ([`crate::convert::request_command`], which the
+/// executive's drives go through too).
 pub fn gait_command(r: &GaitRequest) -> GaitCommand {
-    GaitCommand {
-        gait: r.gait.clone(),
-        param_names: r.params.iter().map(|p| p.0.clone()).collect(),
-        param_values: r.params.iter().map(|p| p.1).collect(),
-        speed_scale: r.speed_scale,
-        direction: r.direction,
-        transition_time: r.transition_s,
-        stop: r.stop,
-    }
+    crate::convert::request_command(r)
 }
 
 impl NodeConfig for TeleopNodeConfig {
