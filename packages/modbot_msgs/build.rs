@@ -1,5 +1,5 @@
 //! Generates the Rust message types from the `.msg` files: this package's own `msg/` and
-//! `srv/`, and the standard interfaces the nodes use, under `interfaces/<package>/msg/`. No
+//! `srv/`, and the standard interfaces the nodes use, under `interfaces/<package>/{msg,srv}/`. No
 //! hand-written struct can drift from its `.msg`: the structs exist only as this script's
 //! output. The parser and emitter are the `modbot_msgs_gen` crate; a file it refuses stops
 //! the build with the file, line and reason.

@@ -7,7 +7,8 @@ rclpy's default QoS (reliable, volatile, keep last 10: what robot_state_publishe
 and Nav2 ask for); once each has delivered 5 messages it records the graph's view of those
 topics and of /clock (types, publishers' QoS), sets the `gait` parameter of {ns}/{node} through the parameter
 service (rcl_interfaces/SetParameters), reads it back, tries a gait that does not exist,
-optionally publishes a modbot_msgs/GaitCommand (--command-gait; modbot_msgs built for rclpy
+dumps the parameters of every --dump node as `ros2 param dump` does (list_parameters, then
+get_parameters, and describe_parameters), optionally publishes a modbot_msgs/GaitCommand (--command-gait; modbot_msgs built for rclpy
 by build_modbot_msgs.sh) and drives a second sim_node (--drive-sim), keeps listening for 3 s
 and prints one JSON object. Exit 0 when everything arrived and the valid set succeeded.
 """
@@ -20,7 +21,8 @@ import rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import ReliabilityPolicy
-from rcl_interfaces.srv import GetParameters, SetParameters
+from rcl_interfaces.srv import DescribeParameters, GetParameters, ListParameters, SetParameters
+from rclpy.parameter import parameter_value_to_python
 from std_msgs.msg import Float64MultiArray
 from sensor_msgs.msg import JointState
 from nav_msgs.msg import Odometry
@@ -88,6 +90,30 @@ def get_gait(node, target, timeout):
     return res.values[0].string_value
 
 
+def dump(node, target, timeout):
+    """What `ros2 param dump` does for one node: list_parameters (every name, any depth),
+    then get_parameters for them; plus describe_parameters, as `ros2 param describe`."""
+    res = call(node, node.create_client(ListParameters, f"{target}/list_parameters"),
+               ListParameters.Request(depth=ListParameters.Request.DEPTH_RECURSIVE), timeout)
+    if res is None:
+        return {"error": "no response from list_parameters"}
+    names = list(res.result.names)
+    got = call(node, node.create_client(GetParameters, f"{target}/get_parameters"),
+               GetParameters.Request(names=names), timeout)
+    if got is None or len(got.values) != len(names):
+        return {"error": "no or short response from get_parameters", "names": names}
+    desc = call(node, node.create_client(DescribeParameters, f"{target}/describe_parameters"),
+                DescribeParameters.Request(names=names), timeout)
+    values = {}
+    for n, v in zip(names, got.values):
+        x = parameter_value_to_python(v)
+        values[n] = list(x) if isinstance(x, (list, tuple)) or type(x).__name__ == "array" else x
+    return {
+        "params": values,
+        "described": {d.name: d.description for d in desc.descriptors} if desc is not None else {},
+    }
+
+
 def command(node, ns, gait, timeout):
     """Publish a GaitCommand (modbot_msgs built for rclpy) until gait/state shows the gait."""
     from modbot_msgs.msg import GaitCommand, GaitState
@@ -140,6 +166,8 @@ def main():
     ap.add_argument("--drive-sim", default="", help="namespace of a sim_node to drive to a pose directly")
     ap.add_argument("--joints", type=int, default=8)
     ap.add_argument("--command-gait", default="", help="then publish a modbot_msgs/GaitCommand for this gait")
+    ap.add_argument("--dump", action="append", default=[],
+                    help="fully qualified node whose parameters to dump as `ros2 param dump` does (repeatable)")
     a = ap.parse_args()
     rclpy.init()
     peer = Peer(a.ns)
@@ -148,6 +176,7 @@ def main():
     while time.time() < deadline and min(peer.counts.values()) < 5:
         rclpy.spin_once(peer, timeout_sec=0.1)
     out = {"counts_before_set": dict(peer.counts), "graph": graph(peer, a.ns)}
+    out["dump"] = {t: dump(peer, t, 10.0) for t in a.dump}
     if min(peer.counts.values()) < 5:
         out["error"] = "timed out waiting for topics"
         print(json.dumps(out))

@@ -42,6 +42,23 @@ fn main() -> ExitCode {
             print!("{}", modbot_ros::nodes_help());
             return ExitCode::SUCCESS;
         }
+        // `modbot node --write-docs [ROOT]`: the nodes' reference page and parameter files,
+        // regenerated from the code.
+        if argv.get(1).map(String::as_str) == Some("node") && argv.get(2).map(String::as_str) == Some("--write-docs") {
+            let root = std::path::PathBuf::from(argv.get(3).map_or(".", String::as_str));
+            return match modbot_ros::reference::write(&root) {
+                Ok(files) => {
+                    for f in files {
+                        println!("wrote {}", f.display());
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            };
+        }
     }
     tracing_subscriber::fmt()
         .with_env_filter(

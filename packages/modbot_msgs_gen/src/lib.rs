@@ -157,7 +157,7 @@ pub struct Generated {
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
 
 /// Reads a package folder laid out as modbot_msgs is: its own `msg/*.msg` and `srv/*.srv`
-/// (package `own`) and the standard messages under `interfaces/<package>/msg/`; parses,
+/// (package `own`) and the standard interfaces under `interfaces/<package>/{msg,srv}/`; parses,
 /// resolves and generates. Files are taken in name order, so the output is reproducible.
 pub fn generate_package(root: &Path, own: &str) -> Result<Generated, InterfaceError> {
     let mut set = Interfaces::default();
@@ -182,15 +182,19 @@ pub fn generate_package(root: &Path, own: &str) -> Result<Generated, InterfaceEr
         Err(_) => Vec::new(),
     };
     pkgs.sort();
+    let mut srv_dirs = vec![(root.join("srv"), own.to_string())];
     for p in pkgs {
         let pkg = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         add_msgs(&p.join("msg"), pkg)?;
+        srv_dirs.push((p.join("srv"), pkg.to_string()));
     }
-    for path in files(&root.join("srv"), "srv")? {
-        let (text, name) = read(&path)?;
-        let halves = parse_srv(own, &name, &text).map_err(|e| at_file(e, &path))?;
-        set.add_service(own, &name, halves).map_err(|e| at_file(e, &path))?;
-        inputs.push(path);
+    for (dir, pkg) in srv_dirs {
+        for path in files(&dir, "srv")? {
+            let (text, name) = read(&path)?;
+            let halves = parse_srv(&pkg, &name, &text).map_err(|e| at_file(e, &path))?;
+            set.add_service(&pkg, &name, halves).map_err(|e| at_file(e, &path))?;
+            inputs.push(path);
+        }
     }
     set.resolve()?;
     Ok(Generated {

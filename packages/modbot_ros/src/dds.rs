@@ -1,18 +1,19 @@
 //! The default backend: ros2-client (RustDDS), pure Rust, no ROS install.
 
-use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
 
 use modbot_msgs::RosMessage;
 use modbot_msgs::rosgraph_msgs::msg::Clock;
-use ros2_client::parameters::ParameterValue;
 use ros2_client::qos::{Durability, History, Reliability, WhenFull};
 use ros2_client::rosout::RosoutRaw;
 use ros2_client::{Context, MessageTypeName, Name, Node, NodeName, NodeOptions, QosProfile};
 
 use crate::args::{NodeIdentity, RosArgs};
 use crate::error::{Result, RosError};
-use crate::params::{NodeConfig, ParamMap, ParamValue, coerce, with_assignment};
+use crate::param_service::{self, ParamReader, ParamServers, ParamStore};
+use crate::params::{NodeConfig, ParamMap, ParamValue};
 use crate::transport::{Level, Pub, Qos, Server, SimClock, Sub, Transport, trace, wall_now};
 
 fn profile(q: Qos) -> QosProfile {
@@ -45,12 +46,19 @@ fn profile(q: Qos) -> QosProfile {
 pub struct DdsTransport {
     node: Node,
     id: NodeIdentity,
-    changes: Receiver<(String, ParameterValue)>,
-    /// `/clock` (rosgraph_msgs/Clock) when `use_sim_time` was on at start: ros2-client's
-    /// own clock reader uses the type builtin_interfaces/Time, which a ROS `/clock`
-    /// publisher does not match (decision record 0015).
+    changes: Receiver<(String, ParamValue)>,
+    /// The node's parameters as its services hold them.
+    params: ParamReader,
+    /// `/clock` (rosgraph_msgs/Clock) when `use_sim_time` was on at start.
     clock: Option<SimClock<DdsSub<Clock>>>,
-    _spinner: std::thread::JoinHandle<()>,
+    /// Stops the parameter service thread when the node goes.
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for DdsTransport {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Splits an absolute topic name into the namespace and base ros2-client wants.
@@ -62,8 +70,15 @@ fn to_name(resolved: &str) -> Result<Name> {
 
 impl DdsTransport {
     /// Starts a node: name and namespace from `--ros-args` (or the defaults given), the
-    /// parameters `C` declares with their start-up values, the parameter services (set
-    /// calls validated by `C`), rosout, and `/clock` when `use_sim_time` is set.
+    /// parameters `C` declares with their start-up values, the rcl_interfaces parameter
+    /// services (set calls validated by `C`; [`crate::param_service`]), rosout, and `/clock`
+    /// when `use_sim_time` is set.
+    ///
+    /// ros2-client's spinner is not run: it would serve the parameter services too, but it
+    /// also subscribes `/clock` with the type builtin_interfaces/Time, which gave `/clock` a
+    /// second type in the ROS graph (decision record 0045). Nothing else of ours needs it:
+    /// DDS discovery runs in RustDDS's own thread and the node's entities are announced on
+    /// `ros_discovery_info` as they are created.
     pub fn start<C: NodeConfig>(default_name: &str, args: &RosArgs, start: &ParamMap) -> Result<DdsTransport> {
         let id = NodeIdentity::new(default_name, args)?;
         let domain: u16 = match std::env::var("ROS_DOMAIN_ID") {
@@ -77,66 +92,25 @@ impl DdsTransport {
         };
         let ctx = Context::with_options(ros2_client::context::ContextOptions::new().domain_id(domain))
             .map_err(|e| RosError::Middleware(format!("DDS participant: {e:?}")))?;
-
-        let current: Arc<Mutex<ParamMap>> = Arc::new(Mutex::new(start.clone()));
-        let (tx, rx): (Sender<(String, ParameterValue)>, Receiver<_>) = channel();
-        let tx = Mutex::new(tx);
-        let validating = Arc::clone(&current);
-        let applying = Arc::clone(&current);
-        let mut options = NodeOptions::new()
-            .enable_rosout(true)
-            .start_parameter_services(true)
-            .parameter_validator(Box::new(move |k: &str, v: &ParameterValue| {
-                let pv = ParamValue::from_ros(v).ok_or_else(|| format!("parameter `{k}`: unsupported value type"))?;
-                let current = validating.lock().map_err(|_| "parameter store poisoned".to_string())?;
-                with_assignment::<C>(&current, k, &pv).map(|_| ())
-            }))
-            .parameter_set_action(Box::new(move |k: &str, v: &ParameterValue| {
-                if let Some(pv) = ParamValue::from_ros(v).and_then(|pv| coerce::<C>(k, &pv).ok()) {
-                    if let Ok(mut m) = applying.lock() {
-                        m.insert(k.to_string(), pv);
-                    }
-                }
-                if let Ok(t) = tx.lock() {
-                    let _ = t.send((k.to_string(), v.clone()));
-                }
-                Ok(())
-            }));
-        for (k, v) in start {
-            if k == "use_sim_time" {
-                continue;
-            }
-            options = options.declare_parameter(k, ParameterValue::from(v));
-        }
+        let options = NodeOptions::new().enable_rosout(true).start_parameter_services(false);
         let node_name =
             NodeName::new(&id.namespace, &id.name).map_err(|e| RosError::Args(format!("node name: {e:?}")))?;
-        let mut node = ctx
+        let node = ctx
             .new_node(node_name, options)
             .map_err(|e| RosError::Middleware(format!("node {}: {e:?}", id.fq_name())))?;
-        if let Some(ParamValue::Bool(true)) = start.get("use_sim_time") {
-            node.set_parameter("use_sim_time", ParameterValue::Boolean(true))
-                .map_err(RosError::Params)?;
-        }
-        let spinner = node
-            .spinner()
-            .map_err(|e| RosError::Middleware(format!("spinner: {e:?}")))?;
-        let handle = std::thread::Builder::new()
-            .name("ros-spinner".into())
-            .spawn(move || {
-                if let Err(e) = futures::executor::block_on(spinner.spin()) {
-                    tracing::error!("spinner stopped: {e:?}");
-                }
-            })
-            .map_err(|e| RosError::Node(format!("spinner thread: {e}")))?;
-        // The start-up changes made above are not news to the node.
-        while rx.try_recv().is_ok() {}
+        let (store, changes) = ParamStore::<C>::new(start);
+        let store = Arc::new(store);
+        let stop = Arc::new(AtomicBool::new(false));
         let mut t = DdsTransport {
             node,
             id,
-            changes: rx,
+            changes,
+            params: store.reader(),
             clock: None,
-            _spinner: handle,
+            stop: Arc::clone(&stop),
         };
+        let servers = ParamServers::create(&mut t)?;
+        param_service::spawn(servers, store, stop)?;
         if matches!(start.get("use_sim_time"), Some(ParamValue::Bool(true))) {
             t.clock = Some(SimClock::new(t.subscription::<Clock>("/clock", Qos::Clock)?));
         }
@@ -266,17 +240,11 @@ impl Transport for DdsTransport {
     }
 
     fn param_changes(&mut self) -> Vec<(String, ParamValue)> {
-        let mut out = Vec::new();
-        while let Ok((k, v)) = self.changes.try_recv() {
-            if let Some(pv) = ParamValue::from_ros(&v) {
-                out.push((k, pv));
-            }
-        }
-        out
+        self.changes.try_iter().collect()
     }
 
     fn param(&self, name: &str) -> Option<ParamValue> {
-        self.node.get_parameter(name).as_ref().and_then(ParamValue::from_ros)
+        (self.params)(name)
     }
 
     fn now(&self) -> f64 {

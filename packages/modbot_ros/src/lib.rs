@@ -7,9 +7,11 @@ pub mod error;
 pub mod launch;
 pub mod loopback;
 pub mod netns;
+pub mod param_service;
 pub mod params;
 #[cfg(feature = "r2r")]
 pub mod r2r_backend;
+pub mod reference;
 pub mod transport;
 
 /// The nodes' logic, written once against [`transport::Transport`].
@@ -349,7 +351,7 @@ pub fn node_summary(exec: &str) -> Option<&'static str> {
 }
 
 /// A parameter's default as it would be written after `-p name:=`.
-fn param_text(v: &ParamValue) -> String {
+pub(crate) fn param_text(v: &ParamValue) -> String {
     fn list<T>(v: &[T], f: impl Fn(&T) -> String) -> String {
         format!("[{}]", v.iter().map(f).collect::<Vec<_>>().join(", "))
     }
@@ -422,7 +424,7 @@ pub fn node_help(exec: &str) -> Option<String> {
     }
     out.push_str(
         "\nTopics (names relative to the node's namespace), services and their QoS:\n\
-         \x20 docs/decisions/0043-qos-and-node-conventions.md\n",
+         \x20 docs/reference/nodes.md (generated from the code; `modbot node --write-docs`)\n",
     );
     Some(out)
 }
@@ -432,7 +434,9 @@ pub fn nodes_help() -> String {
     let w = NODES.iter().map(|n| n.len()).max().unwrap_or(0);
     let mut out = String::from(
         "Run one ROS 2 node of modbot_ros.\n\n\
-         Usage: modbot node EXEC [-h | --help] [--ros-args ...]\n\n\
+         Usage: modbot node EXEC [-h | --help] [--ros-args ...]\n\
+         \x20      modbot node --write-docs [ROOT]  (regenerates docs/reference/nodes.md and\n\
+         \x20      config/params/*.yaml from the nodes' code)\n\n\
          Nodes (`modbot node EXEC --help` lists a node's parameters):\n",
     );
     for n in NODES {

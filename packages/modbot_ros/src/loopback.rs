@@ -296,6 +296,18 @@ impl LoopbackBus {
             })
             .collect()
     }
+
+    /// Every service a node has created, by name, with its type (`pkg/srv/Name`).
+    pub fn services(&self) -> Vec<(String, String)> {
+        lock(&self.bus)
+            .services
+            .iter()
+            .map(|(name, s)| {
+                let ty = s.types.0.strip_suffix("_Request").unwrap_or(&s.types.0).to_string();
+                (name.clone(), ty)
+            })
+            .collect()
+    }
 }
 
 /// One node's view of a [`LoopbackBus`].

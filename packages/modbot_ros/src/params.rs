@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ros2_client::parameters::ParameterValue;
 use serde_yaml_ng::Value;
 
 use crate::error::{Result, RosError};
@@ -122,38 +121,6 @@ impl ParamValue {
             ParamValue::DoubleArray(_) => "double array",
             ParamValue::StrArray(_) => "string array",
         }
-    }
-}
-
-impl From<&ParamValue> for ParameterValue {
-    fn from(v: &ParamValue) -> ParameterValue {
-        match v.clone() {
-            ParamValue::Bool(b) => ParameterValue::Boolean(b),
-            ParamValue::Int(i) => ParameterValue::Integer(i),
-            ParamValue::Double(x) => ParameterValue::Double(x),
-            ParamValue::Str(s) => ParameterValue::String(s),
-            ParamValue::BoolArray(b) => ParameterValue::BooleanArray(b),
-            ParamValue::IntArray(i) => ParameterValue::IntegerArray(i),
-            ParamValue::DoubleArray(x) => ParameterValue::DoubleArray(x),
-            ParamValue::StrArray(s) => ParameterValue::StringArray(s),
-        }
-    }
-}
-
-impl ParamValue {
-    /// From the middleware's value; `NotSet` and byte arrays have no counterpart.
-    pub fn from_ros(v: &ParameterValue) -> Option<ParamValue> {
-        Some(match v.clone() {
-            ParameterValue::Boolean(b) => ParamValue::Bool(b),
-            ParameterValue::Integer(i) => ParamValue::Int(i),
-            ParameterValue::Double(x) => ParamValue::Double(x),
-            ParameterValue::String(s) => ParamValue::Str(s),
-            ParameterValue::BooleanArray(b) => ParamValue::BoolArray(b),
-            ParameterValue::IntegerArray(i) => ParamValue::IntArray(i),
-            ParameterValue::DoubleArray(x) => ParamValue::DoubleArray(x),
-            ParameterValue::StringArray(s) => ParamValue::StrArray(s),
-            ParameterValue::NotSet | ParameterValue::ByteArray(_) => return None,
-        })
     }
 }
 

@@ -7,12 +7,12 @@
 //! rcl still needs each type's typesupport: the standard ones come with ROS, modbot_msgs's
 //! from its rosidl build (`test/interop/build_modbot_msgs.sh`, or colcon). Services are
 //! typed in rcl, so each one the nodes offer is listed in [`R2rTransport::server`].
-//! Parameter services are our own (r2r's handler accepts any value; ours validates with the
-//! node's `NodeConfig`, as the DDS backend does).
+//! Parameter services are our own, the same as the DDS backend's (`crate::param_service`,
+//! record 0045): r2r's handler accepts any value; ours validates with the node's `NodeConfig`.
 
-use std::collections::BTreeMap;
 use std::pin::Pin;
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,12 +22,12 @@ use modbot_msgs::cdr;
 use modbot_msgs::rcl_interfaces::msg::Log;
 use modbot_msgs::rosgraph_msgs::msg::Clock;
 use r2r::WrappedTypesupport;
-use r2r::rcl_interfaces::msg as rcl_msg;
 use r2r::rcl_interfaces::srv as rcl_srv;
 
 use crate::args::{NodeIdentity, RosArgs};
 use crate::error::{Result, RosError};
-use crate::params::{NodeConfig, ParamMap, ParamValue, with_assignment};
+use crate::param_service::{self, ParamReader, ParamServers, ParamStore};
+use crate::params::{NodeConfig, ParamMap, ParamValue};
 use crate::transport::{Level, Pub, Qos, Server, SimClock, Sub, Transport, trace, wall_now};
 
 fn profile(q: Qos) -> r2r::QosProfile {
@@ -130,77 +130,24 @@ where
     Ok(Box::pin(mapped))
 }
 
-/// Parameters as the node's parameter services see them.
-struct ParamState {
-    values: ParamMap,
-    descriptions: BTreeMap<String, String>,
-}
-
-fn to_rcl(v: &ParamValue) -> rcl_msg::ParameterValue {
-    let mut p = rcl_msg::ParameterValue::default();
-    match v.clone() {
-        ParamValue::Bool(b) => (p.type_, p.bool_value) = (1, b),
-        ParamValue::Int(i) => (p.type_, p.integer_value) = (2, i),
-        ParamValue::Double(x) => (p.type_, p.double_value) = (3, x),
-        ParamValue::Str(s) => (p.type_, p.string_value) = (4, s),
-        ParamValue::BoolArray(b) => (p.type_, p.bool_array_value) = (6, b),
-        ParamValue::IntArray(i) => (p.type_, p.integer_array_value) = (7, i),
-        ParamValue::DoubleArray(x) => (p.type_, p.double_array_value) = (8, x),
-        ParamValue::StrArray(s) => (p.type_, p.string_array_value) = (9, s),
-    }
-    p
-}
-
-fn from_rcl(p: &rcl_msg::ParameterValue) -> Option<ParamValue> {
-    Some(match p.type_ {
-        1 => ParamValue::Bool(p.bool_value),
-        2 => ParamValue::Int(p.integer_value),
-        3 => ParamValue::Double(p.double_value),
-        4 => ParamValue::Str(p.string_value.clone()),
-        6 => ParamValue::BoolArray(p.bool_array_value.clone()),
-        7 => ParamValue::IntArray(p.integer_array_value.clone()),
-        8 => ParamValue::DoubleArray(p.double_array_value.clone()),
-        9 => ParamValue::StrArray(p.string_array_value.clone()),
-        _ => return None,
-    })
-}
-
-/// Validates and applies one assignment; the error is the reason the service returns.
-fn set_one<C: NodeConfig>(
-    state: &Mutex<ParamState>,
-    changes: &Sender<(String, ParamValue)>,
-    name: &str,
-    v: &rcl_msg::ParameterValue,
-) -> std::result::Result<(), String> {
-    let pv = from_rcl(v).ok_or_else(|| format!("parameter `{name}`: unsupported value type {}", v.type_))?;
-    let mut st = state.lock().map_err(|_| "parameter store poisoned".to_string())?;
-    let next = with_assignment::<C>(&st.values, name, &pv)?;
-    let pv = next[name].clone();
-    // Declared parameters are coerced to their type above; this catches use_sim_time.
-    if let Some(old) = st.values.get(name)
-        && std::mem::discriminant(old) != std::mem::discriminant(&pv)
-    {
-        return Err(format!(
-            "parameter `{name}` is a {}, got a {}",
-            old.type_name(),
-            pv.type_name()
-        ));
-    }
-    st.values = next;
-    let _ = changes.send((name.to_string(), pv));
-    Ok(())
-}
-
 /// A node on r2r.
 pub struct R2rTransport {
     node: Arc<Mutex<r2r::Node>>,
     id: NodeIdentity,
     changes: Receiver<(String, ParamValue)>,
-    params: Arc<Mutex<ParamState>>,
+    /// The node's parameters as its services hold them.
+    params: ParamReader,
     clock: Option<SimClock<R2rSub<Clock>>>,
     /// `/rosout`: r2r's log macros reach the console, not rosout, so we publish there.
     rosout: Option<R2rPub<Log>>,
-    _spinner: std::thread::JoinHandle<()>,
+    /// Stops the spinner and the parameter service threads when the node goes.
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for R2rTransport {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
 }
 
 impl R2rTransport {
@@ -208,162 +155,19 @@ impl R2rTransport {
     pub fn start<C: NodeConfig>(default_name: &str, args: &RosArgs, start: &ParamMap) -> Result<R2rTransport> {
         let id = NodeIdentity::new(default_name, args)?;
         let ctx = r2r::Context::create().map_err(|e| mw("rcl context", e))?;
-        let mut node = r2r::Node::create(ctx, &id.name, &id.namespace).map_err(|e| mw("rcl node", e))?;
-        let fq = id.fq_name();
-        let mut values = start.clone();
-        values.entry("use_sim_time".into()).or_insert(ParamValue::Bool(false));
-        let descriptions = C::declarations()
-            .into_iter()
-            .map(|d| (d.name.to_string(), d.description.to_string()))
-            .collect();
-        let params = Arc::new(Mutex::new(ParamState { values, descriptions }));
-        let (tx, rx) = channel();
-
-        // The six rcl_interfaces parameter services, served by the spinner thread.
-        let mut get = node
-            .create_service::<rcl_srv::GetParameters::Service>(
-                &format!("{fq}/get_parameters"),
-                r2r::QosProfile::parameters(),
-            )
-            .map_err(|e| mw("get_parameters", e))?;
-        let mut set = node
-            .create_service::<rcl_srv::SetParameters::Service>(
-                &format!("{fq}/set_parameters"),
-                r2r::QosProfile::parameters(),
-            )
-            .map_err(|e| mw("set_parameters", e))?;
-        let mut set_atomic = node
-            .create_service::<rcl_srv::SetParametersAtomically::Service>(
-                &format!("{fq}/set_parameters_atomically"),
-                r2r::QosProfile::parameters(),
-            )
-            .map_err(|e| mw("set_parameters_atomically", e))?;
-        let mut list = node
-            .create_service::<rcl_srv::ListParameters::Service>(
-                &format!("{fq}/list_parameters"),
-                r2r::QosProfile::parameters(),
-            )
-            .map_err(|e| mw("list_parameters", e))?;
-        let mut describe = node
-            .create_service::<rcl_srv::DescribeParameters::Service>(
-                &format!("{fq}/describe_parameters"),
-                r2r::QosProfile::parameters(),
-            )
-            .map_err(|e| mw("describe_parameters", e))?;
-        let mut types = node
-            .create_service::<rcl_srv::GetParameterTypes::Service>(
-                &format!("{fq}/get_parameter_types"),
-                r2r::QosProfile::parameters(),
-            )
-            .map_err(|e| mw("get_parameter_types", e))?;
-
+        let node = r2r::Node::create(ctx, &id.name, &id.namespace).map_err(|e| mw("rcl node", e))?;
+        let (store, changes) = ParamStore::<C>::new(start);
+        let store = Arc::new(store);
+        let stop = Arc::new(AtomicBool::new(false));
         let node = Arc::new(Mutex::new(node));
         let spin_node = Arc::clone(&node);
-        let st = Arc::clone(&params);
-        let handle = std::thread::Builder::new()
+        let spinning = Arc::clone(&stop);
+        std::thread::Builder::new()
             .name("r2r-spinner".into())
             .spawn(move || {
-                loop {
+                while !spinning.load(Ordering::Relaxed) {
                     if let Ok(mut n) = spin_node.lock() {
                         n.spin_once(Duration::from_millis(2));
-                    }
-                    while let Some(Some(req)) = get.next().now_or_never() {
-                        let vals = st.lock().map(|s| s.values.clone()).unwrap_or_default();
-                        let values = req
-                            .message
-                            .names
-                            .iter()
-                            .map(|n| vals.get(n).map(to_rcl).unwrap_or_default())
-                            .collect();
-                        let _ = req.respond(rcl_srv::GetParameters::Response { values });
-                    }
-                    while let Some(Some(req)) = set.next().now_or_never() {
-                        let results = req
-                            .message
-                            .parameters
-                            .iter()
-                            .map(|p| match set_one::<C>(&st, &tx, &p.name, &p.value) {
-                                Ok(()) => rcl_msg::SetParametersResult {
-                                    successful: true,
-                                    reason: String::new(),
-                                },
-                                Err(reason) => rcl_msg::SetParametersResult {
-                                    successful: false,
-                                    reason,
-                                },
-                            })
-                            .collect();
-                        let _ = req.respond(rcl_srv::SetParameters::Response { results });
-                    }
-                    while let Some(Some(req)) = set_atomic.next().now_or_never() {
-                        // All or nothing: validate on a copy first.
-                        let snapshot = st.lock().map(|s| s.values.clone()).unwrap_or_default();
-                        let (dry_tx, _dry_rx) = channel();
-                        let trial = Mutex::new(ParamState {
-                            values: snapshot,
-                            descriptions: BTreeMap::new(),
-                        });
-                        let check = req
-                            .message
-                            .parameters
-                            .iter()
-                            .try_for_each(|p| set_one::<C>(&trial, &dry_tx, &p.name, &p.value));
-                        let result = match check {
-                            Ok(()) => {
-                                for p in &req.message.parameters {
-                                    let _ = set_one::<C>(&st, &tx, &p.name, &p.value);
-                                }
-                                rcl_msg::SetParametersResult {
-                                    successful: true,
-                                    reason: String::new(),
-                                }
-                            }
-                            Err(reason) => rcl_msg::SetParametersResult {
-                                successful: false,
-                                reason,
-                            },
-                        };
-                        let _ = req.respond(rcl_srv::SetParametersAtomically::Response { result });
-                    }
-                    while let Some(Some(req)) = list.next().now_or_never() {
-                        let names = st
-                            .lock()
-                            .map(|s| s.values.keys().cloned().collect())
-                            .unwrap_or_default();
-                        let _ = req.respond(rcl_srv::ListParameters::Response {
-                            result: rcl_msg::ListParametersResult {
-                                names,
-                                prefixes: Vec::new(),
-                            },
-                        });
-                    }
-                    while let Some(Some(req)) = describe.next().now_or_never() {
-                        let s = st
-                            .lock()
-                            .map(|s| (s.values.clone(), s.descriptions.clone()))
-                            .unwrap_or_default();
-                        let descriptors = req
-                            .message
-                            .names
-                            .iter()
-                            .map(|n| rcl_msg::ParameterDescriptor {
-                                name: n.clone(),
-                                type_: s.0.get(n).map(|v| to_rcl(v).type_).unwrap_or(0),
-                                description: s.1.get(n).cloned().unwrap_or_default(),
-                                ..Default::default()
-                            })
-                            .collect();
-                        let _ = req.respond(rcl_srv::DescribeParameters::Response { descriptors });
-                    }
-                    while let Some(Some(req)) = types.next().now_or_never() {
-                        let vals = st.lock().map(|s| s.values.clone()).unwrap_or_default();
-                        let types = req
-                            .message
-                            .names
-                            .iter()
-                            .map(|n| vals.get(n).map(|v| to_rcl(v).type_).unwrap_or(0))
-                            .collect();
-                        let _ = req.respond(rcl_srv::GetParameterTypes::Response { types });
                     }
                     std::thread::sleep(Duration::from_millis(1));
                 }
@@ -372,12 +176,16 @@ impl R2rTransport {
         let mut t = R2rTransport {
             node,
             id,
-            changes: rx,
-            params,
+            changes,
+            params: store.reader(),
             clock: None,
             rosout: None,
-            _spinner: handle,
+            stop: Arc::clone(&stop),
         };
+        // The six rcl_interfaces parameter services (record 0045), served by a thread of
+        // their own as on the DDS backend.
+        let servers = ParamServers::create(&mut t)?;
+        param_service::spawn(servers, store, stop)?;
         t.rosout = Some(t.publisher::<Log>("/rosout", Qos::Reliable)?);
         if matches!(start.get("use_sim_time"), Some(ParamValue::Bool(true))) {
             t.clock = Some(SimClock::new(t.subscription::<Clock>("/clock", Qos::Clock)?));
@@ -433,6 +241,24 @@ impl Transport for R2rTransport {
         // rcl services are typed: one line per service the nodes offer.
         let stream = match (package, service) {
             ("modbot_msgs", "Plan") => typed_service::<r2r::modbot_msgs::srv::Plan::Service>(&mut node, &resolved)?,
+            ("rcl_interfaces", "GetParameters") => {
+                typed_service::<rcl_srv::GetParameters::Service>(&mut node, &resolved)?
+            }
+            ("rcl_interfaces", "GetParameterTypes") => {
+                typed_service::<rcl_srv::GetParameterTypes::Service>(&mut node, &resolved)?
+            }
+            ("rcl_interfaces", "SetParameters") => {
+                typed_service::<rcl_srv::SetParameters::Service>(&mut node, &resolved)?
+            }
+            ("rcl_interfaces", "SetParametersAtomically") => {
+                typed_service::<rcl_srv::SetParametersAtomically::Service>(&mut node, &resolved)?
+            }
+            ("rcl_interfaces", "ListParameters") => {
+                typed_service::<rcl_srv::ListParameters::Service>(&mut node, &resolved)?
+            }
+            ("rcl_interfaces", "DescribeParameters") => {
+                typed_service::<rcl_srv::DescribeParameters::Service>(&mut node, &resolved)?
+            }
             _ => {
                 return Err(RosError::Middleware(format!(
                     "service type {package}/srv/{service} is not wired into the r2r backend"
@@ -451,7 +277,7 @@ impl Transport for R2rTransport {
     }
 
     fn param(&self, name: &str) -> Option<ParamValue> {
-        self.params.lock().ok()?.values.get(name).cloned()
+        (self.params)(name)
     }
 
     fn now(&self) -> f64 {

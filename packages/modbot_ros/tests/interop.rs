@@ -1,8 +1,8 @@
 //! Interop with real ROS 2: an rclpy node (ROS 2 Jazzy wheels from PyPI, Fast DDS) receives
 //! gait_node's commands and sim_node's joint states and odometry with correct values, all
-//! three through default-QoS (reliable) subscriptions, sees `/clock` as rosgraph_msgs/msg/Clock
-//! (beside ros2-client's own mistyped reader, record 0043),
-//! changes the gait through gait_node's parameter service and by publishing a
+//! three through default-QoS (reliable) subscriptions, sees `/clock` with the one type
+//! rosgraph_msgs/msg/Clock (record 0045), dumps every parameter of every kind of node as
+//! `ros2 param dump` does (list_parameters, get_parameters, describe_parameters), changes the gait through gait_node's parameter service and by publishing a
 //! modbot_msgs/GaitCommand (modbot_msgs built for rclpy from its .msg files with the rosidl
 //! generators the wheels ship), and drives a sim_node with its own position commands.
 //!
@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use common::*;
 use modbot_msgs::modbot_msgs::msg::GaitState;
+use modbot_ros::params::ParamValue;
 use modbot_ros::{Qos, Sub, Transport};
 
 fn venv() -> PathBuf {
@@ -113,6 +114,20 @@ fn python() -> PathBuf {
     py
 }
 
+/// A parameter value as rclpy's `parameter_value_to_python` gives it, in JSON.
+fn json_of(v: &ParamValue) -> serde_json::Value {
+    match v {
+        ParamValue::Bool(b) => (*b).into(),
+        ParamValue::Int(i) => (*i).into(),
+        ParamValue::Double(x) => (*x).into(),
+        ParamValue::Str(s) => s.clone().into(),
+        ParamValue::BoolArray(a) => a.clone().into(),
+        ParamValue::IntArray(a) => a.clone().into(),
+        ParamValue::DoubleArray(a) => a.clone().into(),
+        ParamValue::StrArray(a) => a.clone().into(),
+    }
+}
+
 #[test]
 fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service() {
     // Outside the namespace first: the venv may need PyPI.
@@ -136,6 +151,36 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
         sim_node(),
         &["--ros-args", "-r", "__ns:=/driven", "-p", "robot:=pp:4"],
     );
+    // One node of every other kind, for the parameter dump.
+    let flat = repo_root().join("worlds/flat.yaml").display().to_string();
+    let others: Vec<(&str, Vec<String>)> = vec![
+        (
+            "planner_node",
+            vec![
+                format!("scenario:={flat}"),
+                "available:=[snake]".into(),
+                "start_configuration:=snake".into(),
+            ],
+        ),
+        ("executive_node", vec!["configuration:=snake".into()]),
+        ("teleop_node", vec!["robot:=py:8".into()]),
+        ("module_node", vec![]),
+    ];
+    let mut other_procs = Vec::new();
+    for (exec, params) in &others {
+        let mut argv = vec!["--ros-args".to_string(), "-r".into(), "__ns:=/others".into()];
+        for p in params {
+            argv.extend(["-p".to_string(), p.clone()]);
+        }
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let bin = match *exec {
+            "planner_node" => env!("CARGO_BIN_EXE_planner_node"),
+            "executive_node" => env!("CARGO_BIN_EXE_executive_node"),
+            "teleop_node" => env!("CARGO_BIN_EXE_teleop_node"),
+            _ => env!("CARGO_BIN_EXE_module_node"),
+        };
+        other_procs.push(NodeProc::spawn_on(backend, bin, &argv));
+    }
     let mut probe = probe("interop_probe");
     let state = probe
         .subscription::<GaitState>("/snake1/gait/state", Qos::Reliable)
@@ -153,6 +198,12 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
             "40",
         ])
         .args(["--drive-sim", "/driven", "--joints", "4", "--command-gait", "rolling"])
+        .args(["--dump", "/snake1/gait_node", "--dump", "/snake1/sim_node"])
+        .args(
+            others
+                .iter()
+                .flat_map(|(exec, _)| ["--dump".to_string(), format!("/others/{exec}")]),
+        )
         .env("PYTHONPATH", msgs_pythonpath())
         .env("LD_LIBRARY_PATH", msgs_prefix().join("lib"))
         .env_remove("LD_PRELOAD")
@@ -169,20 +220,13 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
         assert!(doc["counts"][t].as_u64().unwrap_or(0) >= 20, "{t}: {doc}");
     }
     // The graph as `ros2 topic list -t` and `ros2 topic info -v` show it (issue 19): one type
-    // per topic and sim_node offering joint states and odometry reliable. `/clock` is
-    // rosgraph_msgs/msg/Clock as sim_node publishes it; ros2-client 0.12.1's spinner adds a
-    // reader typed builtin_interfaces/msg/Time that its API cannot retype (record 0043), and
-    // nothing else may appear there.
+    // per topic, `/clock` included (every node's reader and sim_node's writer are
+    // rosgraph_msgs/msg/Clock, record 0045), and sim_node offering joint states and odometry
+    // reliable.
     let graph = &doc["graph"];
-    let clock: Vec<&str> = graph["types"]["/clock"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
-        .unwrap_or_default();
-    assert!(clock.contains(&"rosgraph_msgs/msg/Clock"), "{graph}");
-    assert!(
-        clock
-            .iter()
-            .all(|t| *t == "rosgraph_msgs/msg/Clock" || *t == "builtin_interfaces/msg/Time"),
+    assert_eq!(
+        graph["types"]["/clock"],
+        serde_json::json!(["rosgraph_msgs/msg/Clock"]),
         "{graph}"
     );
     assert_eq!(
@@ -202,6 +246,51 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
             pubs.iter().all(|p| p["reliable"] == true),
             "{t} offered best effort: {graph}"
         );
+    }
+    // `ros2 param dump` of every node: every declared parameter and use_sim_time, each with
+    // its start-up value (the default unless the command line set it) and its description.
+    let started: Vec<(String, &str, Vec<String>)> = [
+        (
+            "/snake1/gait_node".to_string(),
+            "gait_node",
+            vec!["robot:=py:8".to_string(), "gait:=straight".into()],
+        ),
+        (
+            "/snake1/sim_node".to_string(),
+            "sim_node",
+            vec!["robot:=py:8".to_string()],
+        ),
+    ]
+    .into_iter()
+    .chain(
+        others
+            .iter()
+            .map(|(exec, p)| (format!("/others/{exec}"), *exec, p.clone())),
+    )
+    .collect();
+    for (fq, exec, set) in &started {
+        let dumped = &doc["dump"][fq.as_str()];
+        let params = dumped["params"]
+            .as_object()
+            .unwrap_or_else(|| panic!("no parameter dump of {fq}: {dumped}"));
+        let decls = modbot_ros::node_declarations(exec).expect("declarations");
+        let mut expected: Vec<&str> = decls.iter().map(|d| d.name).chain(["use_sim_time"]).collect();
+        expected.sort_unstable();
+        let mut got: Vec<&str> = params.keys().map(String::as_str).collect();
+        got.sort_unstable();
+        assert_eq!(got, expected, "{fq}: the parameters listed");
+        for d in &decls {
+            let value = match set.iter().find_map(|kv| kv.strip_prefix(&format!("{}:=", d.name))) {
+                Some(text) => match (&d.default, ParamValue::parse_yaml(text).expect("a -p value")) {
+                    (ParamValue::Double(_), ParamValue::Int(i)) => ParamValue::Double(i as f64),
+                    (_, v) => v,
+                },
+                None => d.default.clone(),
+            };
+            assert_eq!(params[d.name], json_of(&value), "{fq}: {}", d.name);
+            assert_eq!(dumped["described"][d.name], d.description, "{fq}: {}", d.name);
+        }
+        assert_eq!(params["use_sim_time"], false, "{fq}");
     }
     let cmds: Vec<f64> = serde_json::from_value(doc["last_commands"].clone()).expect("commands");
     assert_eq!(cmds.len(), 8);
