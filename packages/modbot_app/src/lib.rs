@@ -4,6 +4,7 @@ pub mod closed_loop;
 pub mod controller;
 pub mod error;
 pub mod evaluate;
+pub mod friction;
 pub mod gait_driver;
 pub mod load;
 pub mod maze;

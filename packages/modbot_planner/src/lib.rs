@@ -1,8 +1,10 @@
 #![doc = include_str!("../README.md")]
 
+pub mod assembly;
 pub mod capabilities;
 pub mod deliberative;
 pub mod executive;
+pub mod friction;
 pub mod goal;
 pub mod grid;
 pub mod molemod;
