@@ -32,6 +32,12 @@ pub enum ExportWhat {
         /// Robot: a preset (pp:M, py:M, pyp) or a robot file.
         robot: String,
     },
+    /// The robot's xacro for Gazebo: the URDF plus the gz_ros2_control plugin (its controllers
+    /// file by `$(find modbot_bringup)`, its namespace by the xacro argument `namespace`).
+    Xacro {
+        /// Robot: a preset (pp:M, py:M, pyp) or a robot file.
+        robot: String,
+    },
     /// ros2_control controllers YAML of a robot.
     Controllers {
         /// Robot: a preset (pp:M, py:M, pyp) or a robot file.
@@ -59,7 +65,7 @@ pub enum ExportWhat {
         #[arg(long)]
         no_tail: bool,
     },
-    /// Every shipped file: urdf/, config/robots/, config/controllers/, config/bridge/, worlds/*.sdf.
+    /// Every shipped file: urdf/ (URDF and xacro), config/robots/, config/controllers/, config/bridge/, worlds/*.sdf.
     All {
         /// Repository root, holding worlds/*.yaml (default: the current directory).
         #[arg(long)]
@@ -90,6 +96,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     let out = args.out.as_deref();
     match &args.what {
         ExportWhat::Urdf { robot } => write(out, &urdf::urdf(&artifacts::robot(robot, &catalog)?, &config)?),
+        ExportWhat::Xacro { robot } => write(out, &urdf::urdf_xacro(&artifacts::robot(robot, &catalog)?, &config)?),
         ExportWhat::Controllers { robot } => write(
             out,
             &urdf::controllers_yaml(&artifacts::robot(robot, &catalog)?, &config),

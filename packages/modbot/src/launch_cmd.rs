@@ -1,7 +1,10 @@
 //! `modbot launch FILE [name:=value ...]`: runs a ROS 2 YAML launch file without ROS.
 //! modbot's own nodes start as `modbot node EXEC ...` children of this process; their output
 //! is prefixed with the node name. A node of a package modbot does not provide is refused
-//! before anything starts.
+//! before anything starts, and so is a modbot node whose parameters it would refuse. As
+//! under `ros2 launch`, a node's exit stops the others only when it says `on_exit:
+//! shutdown`. `--print` expands any launch file without running anything (decision record
+//! 0044).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -9,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use modbot_ros::launch::{Launch, modbot_packages, resolve};
+use modbot_ros::launch::{Launch, Options, modbot_packages, resolve, resolve_with};
 
 use crate::common::BadInput;
 
@@ -19,7 +22,8 @@ pub struct LaunchArgs {
     pub file: PathBuf,
     /// Launch arguments, NAME:=VALUE.
     pub args: Vec<String>,
-    /// Print the node command lines instead of starting them.
+    /// Print what the launch would start, resolved, instead of starting it (any package's
+    /// nodes; includes modbot cannot read; `$(command …)` as its command line).
     #[arg(long)]
     pub print: bool,
     /// List the file's arguments with their descriptions and defaults.
@@ -43,7 +47,7 @@ fn share_root(file: &Path) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-pub fn resolve_launch(args: &LaunchArgs) -> Result<Launch> {
+fn overrides(args: &LaunchArgs) -> Result<Vec<(String, String)>> {
     let mut overrides = Vec::new();
     for a in &args.args {
         let (k, v) = a
@@ -51,13 +55,27 @@ pub fn resolve_launch(args: &LaunchArgs) -> Result<Launch> {
             .ok_or_else(|| BadInput(format!("launch argument `{a}` is not NAME:=VALUE")))?;
         overrides.push((k.to_string(), v.to_string()));
     }
+    Ok(overrides)
+}
+
+/// The launch expanded without running anything: every node (modbot's and other
+/// packages'), every include modbot cannot read, `$(command …)` kept as its command line.
+pub fn expand_launch(args: &LaunchArgs) -> Result<Launch> {
     let packages = modbot_packages(&share_root(&args.file));
-    let launch = resolve(&args.file, &overrides, &packages).map_err(|e| BadInput(e.to_string()))?;
+    resolve_with(&args.file, &overrides(args)?, &packages, Options { dry_run: true })
+        .map_err(|e| BadInput(e.to_string()).into())
+}
+
+/// The launch resolved for running: only modbot_ros nodes, no command substitutions.
+pub fn resolve_launch(args: &LaunchArgs) -> Result<Launch> {
+    let packages = modbot_packages(&share_root(&args.file));
+    let launch = resolve(&args.file, &overrides(args)?, &packages).map_err(|e| BadInput(e.to_string()))?;
     for n in &launch.nodes {
         if n.pkg != "modbot_ros" {
             return Err(BadInput(format!(
                 "node `{}` of package `{}` is not installed: modbot launch runs modbot_ros nodes ({}); \
-                 run this file with `ros2 launch` in a ROS 2 installation, or switch the node off with its `if` argument",
+                 run this file with `ros2 launch` in a ROS 2 installation, or switch the node off with its `if` argument \
+                 (`modbot launch FILE --print` shows everything it would start)",
                 n.exec,
                 n.pkg,
                 modbot_ros::NODES.join(", ")
@@ -72,44 +90,89 @@ pub fn resolve_launch(args: &LaunchArgs) -> Result<Launch> {
             ))
             .into());
         }
+        if let Some((k, c)) = n.command_params.first() {
+            return Err(BadInput(format!(
+                "{}: parameter `{k}` is the output of `{c}`: modbot launch does not run command substitutions \
+                 (`--print` shows the command line)",
+                n.label()
+            ))
+            .into());
+        }
     }
     Ok(launch)
 }
 
-pub fn run(args: &LaunchArgs) -> Result<()> {
-    let launch = resolve_launch(args)?;
-    if args.show_args {
-        for a in &launch.args {
-            println!(
-                "{}: {} (default: {})",
-                a.name,
-                a.description,
-                a.default
-                    .as_deref()
-                    .map(|d| format!("'{d}'"))
-                    .unwrap_or_else(|| "required".into())
-            );
-        }
-        return Ok(());
+/// Checks every modbot_ros node's start-up parameters as the node will build them; the
+/// first bad one is the error, naming the node and the reason.
+fn check_params(launch: &Launch) -> Result<()> {
+    for n in launch.nodes.iter().filter(|n| n.pkg == "modbot_ros") {
+        modbot_ros::check_node_params(&n.exec, &n.argv())
+            .map_err(|e| BadInput(format!("{}: bad parameters, nothing started: {e}", n.label())))?;
     }
-    let me = std::env::current_exe().context("locating the modbot executable")?;
-    if args.print {
-        for n in &launch.nodes {
-            println!("{} node {} {}", me.display(), n.exec, shell_words(&n.argv()));
-        }
-        return Ok(());
-    }
-    let mut children: Vec<(String, Child)> = Vec::new();
-    for n in &launch.nodes {
-        let label = format!(
-            "{}{}",
-            n.namespace
+    Ok(())
+}
+
+fn show_args(launch: &Launch) {
+    for a in &launch.args {
+        println!(
+            "{}: {} (default: {})",
+            a.name,
+            a.description,
+            a.default
                 .as_deref()
-                .map(|s| format!("{s}/"))
-                .unwrap_or_default()
-                .trim_start_matches('/'),
-            n.name.clone().unwrap_or_else(|| n.exec.clone())
+                .map(|d| format!("'{d}'"))
+                .unwrap_or_else(|| "required".into())
         );
+    }
+}
+
+/// `--print`: includes, then nodes, one line each. modbot_ros nodes as the `modbot node`
+/// command the launcher would run; other packages' as `ros2 run`; a `$(command …)`
+/// parameter as `NAME:=<output of: COMMAND>`.
+fn print(launch: &Launch, me: &Path) {
+    for i in &launch.includes {
+        let args: Vec<String> = i.args.iter().map(|(k, v)| format!("{k}:={v}")).collect();
+        println!(
+            "include {} {}",
+            shell_words(std::slice::from_ref(&i.file)),
+            shell_words(&args)
+        );
+    }
+    for n in &launch.nodes {
+        let mut argv = n.argv();
+        for (k, c) in &n.command_params {
+            argv.extend(["-p".into(), format!("{k}:=<output of: {c}>")]);
+        }
+        let shutdown = if n.on_exit_shutdown {
+            "  # on_exit: shutdown"
+        } else {
+            ""
+        };
+        if n.pkg == "modbot_ros" {
+            println!("{} node {} {}{shutdown}", me.display(), n.exec, shell_words(&argv));
+        } else {
+            println!("ros2 run {} {} {}{shutdown}", n.pkg, n.exec, shell_words(&argv));
+        }
+    }
+}
+
+pub fn run(args: &LaunchArgs) -> Result<()> {
+    let me = std::env::current_exe().context("locating the modbot executable")?;
+    if args.show_args || args.print {
+        let launch = expand_launch(args)?;
+        if args.show_args {
+            show_args(&launch);
+            return Ok(());
+        }
+        check_params(&launch)?;
+        print(&launch, &me);
+        return Ok(());
+    }
+    let launch = resolve_launch(args)?;
+    check_params(&launch)?;
+    let mut children: Vec<(String, bool, Child)> = Vec::new();
+    for n in &launch.nodes {
+        let label = n.label();
         let mut child = Command::new(&me)
             .arg("node")
             .arg(&n.exec)
@@ -140,18 +203,30 @@ pub fn run(args: &LaunchArgs) -> Result<()> {
             });
         }
         eprintln!("[launch] started {label} (pid {})", child.id());
-        children.push((label, child));
+        children.push((label, n.on_exit_shutdown, child));
     }
+    // As ros2 launch: a node's exit is reported and the others go on, unless the node says
+    // `on_exit: shutdown`; the launch ends when every node has exited (or at --duration).
     let started = Instant::now();
-    let mut failure = None;
-    'wait: loop {
-        for (label, c) in &mut children {
+    let mut failures = Vec::new();
+    let mut running = vec![true; children.len()];
+    'wait: while running.iter().any(|r| *r) {
+        for (k, (label, shutdown, c)) in children.iter_mut().enumerate() {
+            if !running[k] {
+                continue;
+            }
             if let Some(status) = c.try_wait().context("waiting for a node")? {
-                eprintln!("[launch] {label} exited: {status}");
-                if !status.success() {
-                    failure = Some(format!("{label} exited with {status}"));
+                running[k] = false;
+                if status.success() {
+                    eprintln!("[launch] {label} exited: {status}");
+                } else {
+                    eprintln!("[launch] {label} failed: {status}");
+                    failures.push(format!("{label} exited with {status}"));
                 }
-                break 'wait;
+                if *shutdown {
+                    eprintln!("[launch] {label} has on_exit: shutdown; stopping the launch");
+                    break 'wait;
+                }
             }
         }
         if args
@@ -162,16 +237,16 @@ pub fn run(args: &LaunchArgs) -> Result<()> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    for (label, c) in &mut children {
+    for (label, _, c) in &mut children {
         if matches!(c.try_wait(), Ok(None)) {
             let _ = c.kill();
             let _ = c.wait();
             eprintln!("[launch] stopped {label}");
         }
     }
-    match failure {
-        Some(f) => Err(anyhow::anyhow!(f)),
-        None => Ok(()),
+    match failures.is_empty() {
+        true => Ok(()),
+        false => Err(anyhow::anyhow!(failures.join("; "))),
     }
 }
 

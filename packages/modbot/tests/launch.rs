@@ -111,6 +111,9 @@ fn launch_refuses_what_it_cannot_run_and_says_why() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("`colour` is not declared"));
     let o = modbot(&["launch", "launch/sim.launch.yaml", "robot"]);
     assert_eq!(o.status.code(), Some(2));
+    // Running still refuses other packages' nodes, and says how to see them.
+    let o = modbot(&["launch", "launch/gazebo.launch.yaml", "--print"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = modbot(&["node", "mapper_node"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("gait_node, sim_node, planner_node, executive_node"));
@@ -215,5 +218,120 @@ fn organism_launch_files_are_current_and_start_one_module_node_per_module() {
         assert_eq!(text.matches("node module_node ").count(), modules, "{text}");
         assert_eq!(text.matches("node sim_node ").count(), 1, "{text}");
         assert!(text.contains(&format!("organism:={}", args[0])), "{text}");
+    }
+}
+
+/// Issue 19: a parameter combination a node refuses (the default caterpillar on a pitch-yaw
+/// snake) fails the launch at once with the node's reason, before any node starts, as a
+/// dry run does; a combination it accepts starts.
+#[test]
+fn a_bad_parameter_combination_fails_at_launch_before_any_node_starts() {
+    let t = Instant::now();
+    let o = modbot(&["launch", "launch/sim.launch.yaml", "robot:=py_16", "--duration", "30"]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("gait_node: bad parameters, nothing started") && e.contains("caterpillar") && e.contains("py_16"),
+        "{e}"
+    );
+    assert!(!e.contains("[launch] started"), "{e}");
+    assert!(t.elapsed() < Duration::from_secs(10), "took {:?}", t.elapsed());
+    let o = modbot(&["launch", "launch/sim.launch.yaml", "robot:=py_16", "--print"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("gait_node: bad parameters"));
+    let o = modbot(&[
+        "launch",
+        "launch/sim.launch.yaml",
+        "robot:=py_16",
+        "gait:=sidewinding",
+        "--print",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The check reads parameter files as the node does (name and namespace sections).
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("launch_params_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("p.yaml"),
+        "/snake1/gait_node:\n  ros__parameters:\n    gait: moonwalk\n",
+    )
+    .unwrap();
+    let f = dir.join("t.launch.yaml");
+    std::fs::write(
+        &f,
+        format!(
+            "launch:\n- arg: {{name: namespace, default: snake1}}\n- node:\n    pkg: modbot_ros\n    exec: gait_node\n    name: gait_node\n    namespace: $(var namespace)\n    param: [{{from: {}}}]\n",
+            dir.join("p.yaml").display()
+        ),
+    )
+    .unwrap();
+    let f = f.display().to_string();
+    let o = modbot(&["launch", &f, "--print"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("moonwalk"));
+    let o = modbot(&["launch", &f, "--print", "namespace:=other"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A launch file of sim_node, which exits at once with an error (its recording cannot be
+/// created: `/proc` takes no files), and gait_node; sim_node has `on_exit: shutdown` or not.
+fn exiting_launch(dir: &std::path::Path, shutdown: bool) -> String {
+    let f = dir.join(format!("exit_{shutdown}.launch.yaml"));
+    std::fs::write(
+        &f,
+        format!(
+            "launch:\n\
+             - node:\n    pkg: modbot_ros\n    exec: sim_node\n    name: sim_node\n{}    param:\n\
+             \x20   - {{name: robot, value: pp_8}}\n\
+             \x20   - {{name: world, value: {}}}\n\
+             \x20   - {{name: record, value: /proc/modbot-{}.mcap}}\n\
+             - node:\n    pkg: modbot_ros\n    exec: gait_node\n    name: gait_node\n    param: [{{name: robot, value: pp_8}}]\n",
+            if shutdown { "    on_exit: shutdown\n" } else { "" },
+            root().join("worlds/flat.yaml").display(),
+            std::process::id()
+        ),
+    )
+    .unwrap();
+    f.display().to_string()
+}
+
+/// As under ros2 launch: a node that exits is reported and the others keep running, unless
+/// it says `on_exit: shutdown`; the launcher exits nonzero when a node failed.
+#[test]
+fn a_node_exit_stops_the_launch_only_with_on_exit_shutdown() {
+    if modbot_ros::netns::reexec_in_netns("a_node_exit_stops_the_launch_only_with_on_exit_shutdown") {
+        return;
+    }
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("launch_exit_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Without on_exit: sim_node's failure is reported, gait_node runs on to --duration.
+    let t = Instant::now();
+    let o = modbot(&["launch", &exiting_launch(&dir, false), "--duration", "4"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("[launch] sim_node failed"), "{e}");
+    assert!(!e.contains("stopping the launch"), "{e}");
+    assert!(e.contains("[launch] stopped gait_node"), "{e}");
+    assert!(t.elapsed() >= Duration::from_secs(4), "{:?}\n{e}", t.elapsed());
+    // With on_exit: shutdown the launch stops when sim_node exits, long before --duration.
+    let t = Instant::now();
+    let o = modbot(&["launch", &exiting_launch(&dir, true), "--duration", "60"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("[launch] sim_node failed") && e.contains("on_exit: shutdown; stopping the launch"),
+        "{e}"
+    );
+    assert!(e.contains("[launch] stopped gait_node"), "{e}");
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}\n{e}", t.elapsed());
+    // The shipped launch files say it of their simulator.
+    for f in ["launch/sim.launch.yaml", "launch/mission.launch.yaml"] {
+        let o = modbot(&["launch", f, "--print"]);
+        let text = String::from_utf8_lossy(&o.stdout);
+        let sim = text.lines().find(|l| l.contains("node sim_node ")).unwrap();
+        assert!(sim.ends_with("# on_exit: shutdown"), "{f}: {sim}");
+        assert!(
+            text.lines().filter(|l| l.ends_with("# on_exit: shutdown")).count() == 1,
+            "{f}: {text}"
+        );
     }
 }

@@ -57,13 +57,13 @@ fn every_shipped_file_loads() {
                 (_, "controllers", "yaml") => {
                     let v = yaml(&path);
                     assert!(
-                        v["controller_manager"]["ros__parameters"]["update_rate"]
+                        v["/**/controller_manager"]["ros__parameters"]["update_rate"]
                             .as_f64()
                             .unwrap()
                             > 0.0
                     );
                     assert!(
-                        !v["position_controller"]["ros__parameters"]["joints"]
+                        !v["/**/position_controller"]["ros__parameters"]["joints"]
                             .as_sequence()
                             .unwrap()
                             .is_empty()
@@ -108,6 +108,23 @@ fn every_shipped_file_loads() {
                     let t = modbot_core::Topology::load(&path, &modbot_core::ModuleCatalog::builtin()).unwrap();
                     assert!(!t.joint_names().is_empty(), "{rel}");
                 }
+                (_, "params", "yaml") => {
+                    // A node's parameter file (record 0045): its section loads for that node
+                    // (modbot_ros/tests/reference.rs keeps it equal to the code's defaults).
+                    let exec = path.file_stem().unwrap().to_string_lossy().to_string();
+                    let v = yaml(&path);
+                    assert!(
+                        v[format!("/**/{exec}").as_str()]["ros__parameters"].is_mapping(),
+                        "{rel}"
+                    );
+                    #[cfg(feature = "ros")]
+                    assert!(
+                        !modbot_ros::params::load_params_file(&path, &exec, "/")
+                            .unwrap()
+                            .is_empty(),
+                        "{rel}"
+                    );
+                }
                 (_, "molemod", "yaml") => {
                     modbot_planner::molemod::Task::load(&path).unwrap();
                 }
@@ -115,6 +132,18 @@ fn every_shipped_file_loads() {
                     let m =
                         modbot_description::UrdfModel::parse(&std::fs::read_to_string(&path).unwrap(), &rel).unwrap();
                     assert!(m.movable_joints().count() >= 2, "{rel}");
+                }
+                (_, "urdf", "xacro") => {
+                    // The Gazebo description: the plain URDF plus the gz_ros2_control plugin
+                    // (packages/modbot/tests/gazebo_launch.rs runs it through xacro).
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let plain = root().join(rel.trim_end_matches(".xacro"));
+                    assert!(plain.is_file(), "{rel} has no plain URDF beside it");
+                    assert!(
+                        text.contains("<xacro:arg name=\"namespace\" default=\"\"/>")
+                            && text.contains("<namespace>$(arg namespace)</namespace>"),
+                        "{rel}"
+                    );
                 }
                 (_, "worlds", "yaml") => {
                     modbot_core::Scenario::load(&path).unwrap();

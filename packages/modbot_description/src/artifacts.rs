@@ -1,4 +1,4 @@
-//! The generated files the repository ships: URDF, controllers and bridge files of the
+//! The generated files the repository ships: URDF (plain and, for Gazebo, xacro), controllers and bridge files of the
 //! standard robots, and an SDF world for every scenario in `worlds/`. `modbot export all`
 //! writes them; a test fails when a checked-in file differs from what this produces.
 
@@ -32,6 +32,10 @@ pub fn standard(root: &Path, catalog: &ModuleCatalog, config: &DescriptionConfig
         out.push(Artifact {
             path: PathBuf::from(format!("urdf/{}.urdf", t.name)),
             content: urdf::urdf(&t, config)?,
+        });
+        out.push(Artifact {
+            path: PathBuf::from(format!("urdf/{}.urdf.xacro", t.name)),
+            content: urdf::urdf_xacro(&t, config)?,
         });
         // A named robot's file is the source, written by hand; a preset's is generated.
         let named = modbot_core::topology::NAMED_ROBOTS.iter().any(|(n, _)| *n == spec);

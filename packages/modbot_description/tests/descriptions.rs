@@ -112,7 +112,7 @@ fn controllers_and_bridge_name_the_joints_in_order() {
     let (t, _) = generate("py:8");
     let y = urdf::controllers_yaml(&t, &DescriptionConfig::builtin());
     let doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(&y).unwrap();
-    let cm = &doc["controller_manager"]["ros__parameters"];
+    let cm = &doc["/**/controller_manager"]["ros__parameters"];
     assert_eq!(cm["update_rate"].as_f64(), Some(100.0));
     assert_eq!(
         cm["position_controller"]["type"].as_str(),
@@ -122,7 +122,7 @@ fn controllers_and_bridge_name_the_joints_in_order() {
         cm["joint_state_broadcaster"]["type"].as_str(),
         Some("joint_state_broadcaster/JointStateBroadcaster")
     );
-    let pc = &doc["position_controller"]["ros__parameters"];
+    let pc = &doc["/**/position_controller"]["ros__parameters"];
     assert_eq!(pc["interface_name"].as_str(), Some("position"));
     let joints: Vec<String> = pc["joints"]
         .as_sequence()
@@ -143,8 +143,15 @@ fn controllers_and_bridge_name_the_joints_in_order() {
 fn urdf_has_the_control_and_gazebo_blocks() {
     let (t, text) = generate("pyp");
     assert!(text.contains("<plugin>gz_ros2_control/GazeboSimSystem</plugin>"));
-    assert!(text.contains("name=\"gz_ros2_control::GazeboSimROS2ControlPlugin\""));
-    assert!(text.contains("<parameters>$(find modbot_bringup)/config/controllers/pyp_3.yaml</parameters>"));
+    // The plain URDF is resolved (RViz, sim_node, check_urdf): no gz_ros2_control plugin and
+    // no `$(` in it; the xacro adds the plugin, namespaced, with its controllers file by $(find).
+    assert!(!text.contains("GazeboSimROS2ControlPlugin") && !text.contains("$("));
+    assert!(text.contains("gz::sim::systems::OdometryPublisher"));
+    let x = urdf::urdf_xacro(&t, &DescriptionConfig::builtin()).unwrap();
+    assert!(x.contains("name=\"gz_ros2_control::GazeboSimROS2ControlPlugin\""));
+    assert!(x.contains("<parameters>$(find modbot_bringup)/config/controllers/pyp_3.yaml</parameters>"));
+    assert!(x.contains("<xacro:arg name=\"namespace\" default=\"\"/>"));
+    assert!(x.contains("<ros>\n        <namespace>$(arg namespace)</namespace>\n      </ros>"));
     assert_eq!(text.matches("<command_interface name=\"position\">").count(), t.len());
     assert_eq!(text.matches("<state_interface name=\"velocity\"/>").count(), t.len());
     assert_eq!(text.matches("<mu1>0.2</mu1>").count(), 2 * t.len());
@@ -256,11 +263,11 @@ fn trees_with_reversed_and_velocity_joints() {
     let y = urdf::controllers_yaml(&t, &cfg);
     let doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(&y).unwrap();
     assert_eq!(
-        doc["velocity_controller"]["ros__parameters"]["joints"][0].as_str(),
+        doc["/**/velocity_controller"]["ros__parameters"]["joints"][0].as_str(),
         Some("w_spin")
     );
     assert_eq!(
-        doc["position_controller"]["ros__parameters"]["joints"][1].as_str(),
+        doc["/**/position_controller"]["ros__parameters"]["joints"][1].as_str(),
         Some("b_hinge")
     );
 }

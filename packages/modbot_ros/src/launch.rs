@@ -1,10 +1,14 @@
 //! ROS 2 YAML launch files, resolved without ROS: `arg`, `let`, `node`, `group` with
 //! `push-ros-namespace`, `include`, the `if`/`unless` attributes, and the substitutions
 //! `$(var)`, `$(env)`, `$(find-pkg-share)`, `$(find-pkg-prefix)`, `$(dirname)`,
-//! `$(eq)`/`$(not)`/`$(and)`/`$(or)`. The same files run under `ros2 launch`;
-//! `modbot launch` resolves them here into processes of modbot's own nodes. A node or
-//! include of a package that modbot does not provide is an error naming it, unless its
-//! `if`/`unless` switches it off.
+//! `$(equals)`/`$(not)`/`$(and)`/`$(or)`, and `$(command …)` as the whole value of a node
+//! parameter (kept as its command line, never run here). Substitution arguments are split
+//! as ROS's grammar does (single or double quotes group, `''` is an empty argument). The
+//! same files run under `ros2 launch`; `modbot launch` resolves them here into processes of
+//! modbot's own nodes. A node or include of a package that modbot does not provide is an
+//! error naming it, unless its `if`/`unless` switches it off; a dry run
+//! ([`Options::dry_run`], `modbot launch --print`) expands them instead, foreign packages'
+//! share folders shown as `<find-pkg-share PKG>` (decision record 0044).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -62,6 +66,11 @@ pub struct NodeLaunch {
     pub remaps: Vec<(String, String)>,
     /// Extra command-line arguments before `--ros-args`.
     pub args: Vec<String>,
+    /// Parameters whose value is the output of a command (`$(command …)`): name and the
+    /// resolved command line (split with [`split_command`]). Never run by the resolver.
+    pub command_params: Vec<(String, String)>,
+    /// `on_exit: shutdown`: when this node exits, the whole launch stops.
+    pub on_exit_shutdown: bool,
 }
 
 impl NodeLaunch {
@@ -90,6 +99,55 @@ impl NodeLaunch {
     }
 }
 
+impl NodeLaunch {
+    /// Every resolved string of the node with the name of its field, for checks.
+    pub fn fields(&self) -> Vec<(String, String)> {
+        let mut v = vec![
+            ("pkg".to_string(), self.pkg.clone()),
+            ("exec".into(), self.exec.clone()),
+        ];
+        v.extend(self.name.iter().map(|n| ("name".to_string(), n.clone())));
+        v.extend(self.namespace.iter().map(|n| ("namespace".to_string(), n.clone())));
+        v.extend(self.params.iter().map(|(k, val)| (format!("param `{k}`"), val.clone())));
+        v.extend(
+            self.params_files
+                .iter()
+                .map(|f| ("param file".to_string(), f.display().to_string())),
+        );
+        v.extend(self.remaps.iter().map(|(a, b)| (format!("remap `{a}`"), b.clone())));
+        v.extend(self.args.iter().map(|a| ("args".to_string(), a.clone())));
+        v.extend(
+            self.command_params
+                .iter()
+                .map(|(k, c)| (format!("param `{k}` (command)"), c.clone())),
+        );
+        v
+    }
+
+    /// How the node is named in messages: `NS/NAME` (or the executable), no leading slash.
+    pub fn label(&self) -> String {
+        format!(
+            "{}{}",
+            self.namespace
+                .as_deref()
+                .map(|s| format!("{s}/"))
+                .unwrap_or_default()
+                .trim_start_matches('/'),
+            self.name.clone().unwrap_or_else(|| self.exec.clone())
+        )
+    }
+}
+
+/// An include modbot launch cannot read (a Python or XML launch file, or a file of a package
+/// it does not provide), listed by a dry run with its resolved arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IncludeLaunch {
+    /// The file, resolved.
+    pub file: String,
+    /// `arg` entries, resolved, in order.
+    pub args: Vec<(String, String)>,
+}
+
 /// A resolved launch description.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Launch {
@@ -97,6 +155,58 @@ pub struct Launch {
     pub args: Vec<LaunchArg>,
     /// Nodes to start, in order.
     pub nodes: Vec<NodeLaunch>,
+    /// Includes left unread (dry runs only), in order.
+    pub includes: Vec<IncludeLaunch>,
+}
+
+/// How [`resolve_with`] treats what `modbot launch` cannot run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Expand without running: a package modbot does not provide resolves to
+    /// `<find-pkg-share PKG>` (or `<find-pkg-prefix PKG>`), and includes of Python or XML
+    /// launch files, or of such packages' files, are listed with their arguments.
+    pub dry_run: bool,
+}
+
+/// Splits a resolved command line as `shlex.split` does for the plain cases launch files
+/// use: whitespace separates, single and double quotes group, a backslash escapes outside
+/// single quotes.
+pub fn split_command(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut has = false;
+    let mut chars = s.chars();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, c) if c.is_whitespace() => {
+                if has {
+                    out.push(std::mem::take(&mut cur));
+                    has = false;
+                }
+            }
+            (None, '\'') | (None, '"') => {
+                quote = Some(c);
+                has = true;
+            }
+            (Some(q), c) if c == q => quote = None,
+            (Some('\''), c) => cur.push(c),
+            (_, '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+                has = true;
+            }
+            (_, c) => {
+                cur.push(c);
+                has = true;
+            }
+        }
+    }
+    if has {
+        out.push(cur);
+    }
+    out
 }
 
 struct Ctx<'a> {
@@ -107,6 +217,7 @@ struct Ctx<'a> {
     /// Bytes substitutions have produced so far in the whole launch, includes and all
     /// ([`MAX_LAUNCH_SUBSTITUTED_BYTES`]).
     expanded: &'a std::cell::Cell<usize>,
+    options: Options,
 }
 
 fn err(file: &Path, why: impl std::fmt::Display) -> RosError {
@@ -115,6 +226,17 @@ fn err(file: &Path, why: impl std::fmt::Display) -> RosError {
 
 /// Resolves a launch file with `overrides` (`name:=value` given on the command line).
 pub fn resolve(file: &Path, overrides: &[(String, String)], packages: &BTreeMap<String, PathBuf>) -> Result<Launch> {
+    resolve_with(file, overrides, packages, Options::default())
+}
+
+/// [`resolve`] with [`Options`]. Whatever the mode, a field still holding `$(` after
+/// resolution is an error naming the node and the field.
+pub fn resolve_with(
+    file: &Path,
+    overrides: &[(String, String)],
+    packages: &BTreeMap<String, PathBuf>,
+    options: Options,
+) -> Result<Launch> {
     let mut out = Launch::default();
     let vars: BTreeMap<String, String> = overrides.iter().cloned().collect();
     let expanded = std::cell::Cell::new(0);
@@ -124,8 +246,29 @@ pub fn resolve(file: &Path, overrides: &[(String, String)], packages: &BTreeMap<
         file: file.to_path_buf(),
         packages,
         expanded: &expanded,
+        options,
     };
     resolve_file(file, &mut ctx, &mut out, 0)?;
+    for n in &out.nodes {
+        if let Some((field, v)) = n.fields().into_iter().find(|(_, v)| v.contains("$(")) {
+            return Err(err(
+                file,
+                format!("node {} ({}): {field} is left unresolved: `{v}`", n.label(), n.pkg),
+            ));
+        }
+    }
+    for i in &out.includes {
+        let all = std::iter::once(("file".to_string(), i.file.clone()))
+            .chain(i.args.iter().map(|(k, v)| (format!("arg `{k}`"), v.clone())));
+        for (field, v) in all {
+            if v.contains("$(") {
+                return Err(err(
+                    file,
+                    format!("include of {}: {field} is left unresolved: `{v}`", i.file),
+                ));
+            }
+        }
+    }
     let declared: Vec<&str> = out.args.iter().map(|a| a.name.as_str()).collect();
     for (k, _) in overrides {
         if !declared.contains(&k.as_str()) {
@@ -251,7 +394,22 @@ fn actions(entries: &[Value], ctx: &mut Ctx, out: &mut Launch, depth: usize) -> 
             "include" => {
                 let f = string_field(&body, "file", ctx)?.ok_or_else(|| err(&ctx.file, "`include` without `file`"))?;
                 let path = PathBuf::from(&f);
-                if path.extension().is_some_and(|e| e == "py" || e == "xml") {
+                let foreign = path.extension().is_some_and(|e| e == "py" || e == "xml") || f.starts_with('<');
+                if foreign && ctx.options.dry_run {
+                    let mut args = Vec::new();
+                    for a in list(&body, "arg", "`include`", ctx)? {
+                        let Value::Mapping(a) = a else {
+                            return Err(err(&ctx.file, "an include `arg` entry must be a mapping"));
+                        };
+                        only_keys(a, "include `arg`", &["name", "value"], false, ctx)?;
+                        let n = string_field(a, "name", ctx)?
+                            .ok_or_else(|| err(&ctx.file, "include `arg` without `name`"))?;
+                        args.push((n, string_field(a, "value", ctx)?.unwrap_or_default()));
+                    }
+                    out.includes.push(IncludeLaunch { file: f, args });
+                    continue;
+                }
+                if foreign {
                     return Err(err(
                         &ctx.file,
                         format!("include of `{f}`: modbot launch reads YAML launch files only"),
@@ -263,6 +421,7 @@ fn actions(entries: &[Value], ctx: &mut Ctx, out: &mut Launch, depth: usize) -> 
                     file: path.clone(),
                     packages: ctx.packages,
                     expanded: ctx.expanded,
+                    options: ctx.options,
                 };
                 for a in list(&body, "arg", "`include`", ctx)? {
                     let Value::Mapping(a) = a else {
@@ -302,8 +461,20 @@ fn action_keys(kind: &str) -> &'static [&'static str] {
         "include" => &["file", "arg"],
         // `output` (screen or log) is accepted: modbot launch prefixes and prints every
         // node's output either way.
-        "node" => &["pkg", "exec", "name", "namespace", "param", "remap", "args", "output"],
-        "executable" => &["cmd", "name", "args", "output"],
+        // `on_exit: shutdown` (launch's only on_exit action in YAML/XML): the launch stops
+        // when the node exits.
+        "node" => &[
+            "pkg",
+            "exec",
+            "name",
+            "namespace",
+            "param",
+            "remap",
+            "args",
+            "output",
+            "on_exit",
+        ],
+        "executable" => &["cmd", "name", "args", "output", "on_exit"],
         _ => &[],
     }
 }
@@ -423,7 +594,23 @@ fn node(b: &Mapping, ctx: &Ctx) -> Result<NodeLaunch> {
         params_files: Vec::new(),
         remaps: Vec::new(),
         args: Vec::new(),
+        command_params: Vec::new(),
+        on_exit_shutdown: false,
     };
+    // Read as written: launch compares the attribute with `shutdown` without substituting.
+    match b.get("on_exit").map(|v| v.as_str().unwrap_or("(not a string)")) {
+        None => {}
+        Some("shutdown") => n.on_exit_shutdown = true,
+        Some(other) => {
+            return Err(err(
+                &ctx.file,
+                format!(
+                    "node `{}`: on_exit must be `shutdown` (launch's only on_exit action), got `{other}`",
+                    n.exec
+                ),
+            ));
+        }
+    }
     if let Some(a) = string_field(b, "args", ctx)? {
         n.args = a.split_whitespace().map(String::from).collect();
     }
@@ -440,6 +627,26 @@ fn node(b: &Mapping, ctx: &Ctx) -> Result<NodeLaunch> {
             n.params_files.push(PathBuf::from(f));
         } else {
             let k = string_field(p, "name", ctx)?.ok_or_else(|| err(&ctx.file, "`param` without `name` or `from`"))?;
+            if let Some(Value::String(raw)) = p.get("value")
+                && let Some(inner) = whole_command(raw)
+            {
+                let args: Vec<String> = split_args(inner, ctx)?.into_iter().skip(1).collect();
+                let Some(cmd) = args.first() else {
+                    return Err(err(&ctx.file, format!("param `{k}`: `$(command)` needs a command")));
+                };
+                if args.len() > 2 {
+                    return Err(err(
+                        &ctx.file,
+                        format!("param `{k}`: `$(command)` takes a command and an optional on_stderr"),
+                    ));
+                }
+                let line = subst(cmd, ctx)?;
+                if split_command(&line).is_empty() {
+                    return Err(err(&ctx.file, format!("param `{k}`: `$(command)` needs a command")));
+                }
+                n.command_params.push((k, line));
+                continue;
+            }
             let v = string_field(p, "value", ctx)?.unwrap_or_default();
             n.params.push((k, v));
         }
@@ -467,7 +674,83 @@ pub const MAX_SUBSTITUTED_BYTES: usize = 64 * 1024;
 /// multiply a 16 MiB file by 7000 (issue 18).
 pub const MAX_LAUNCH_SUBSTITUTED_BYTES: usize = 16 * 1024 * 1024;
 
-/// Expands `$(...)` substitutions (nested ones first); refuses a result longer than
+/// The inside of `raw` when the whole (trimmed) string is one `$(command …)`.
+fn whole_command(raw: &str) -> Option<&str> {
+    let t = raw.trim();
+    let rest = t.strip_prefix("$(command")?;
+    if !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let end = matching_paren(&t[2..])?;
+    (2 + end == t.len() - 1).then(|| &t[2..2 + end])
+}
+
+/// Index (in `after`) of the `)` closing a `$(` whose inside starts `after`.
+fn matching_paren(after: &str) -> Option<usize> {
+    let mut depth = 1;
+    for (j, c) in after.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits the inside of a `$(…)` into its verb and arguments as ROS's launch grammar does:
+/// spaces separate, a single- or double-quoted part groups (quotes removed; `''` is an empty
+/// argument), a nested `$(…)` stays whole. Nothing is substituted yet.
+fn split_args(expr: &str, ctx: &Ctx) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut has = false;
+    let mut quote: Option<char> = None;
+    let mut depth = 0usize;
+    let mut prev = '\0';
+    for c in expr.chars() {
+        match c {
+            '(' if prev == '$' || depth > 0 => {
+                depth += 1;
+                cur.push(c);
+            }
+            ')' if depth > 0 => {
+                depth -= 1;
+                cur.push(c);
+            }
+            '\'' | '"' if depth == 0 && quote.is_none() => {
+                quote = Some(c);
+                has = true;
+            }
+            c if depth == 0 && quote == Some(c) => quote = None,
+            c if c.is_whitespace() && depth == 0 && quote.is_none() => {
+                if has {
+                    out.push(std::mem::take(&mut cur));
+                    has = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                has = true;
+            }
+        }
+        prev = c;
+    }
+    if quote.is_some() {
+        return Err(err(&ctx.file, format!("unclosed quote in `$({expr})`")));
+    }
+    if has {
+        out.push(cur);
+    }
+    Ok(out)
+}
+
+/// Expands `$(...)` substitutions (arguments first); refuses a result longer than
 /// [`MAX_SUBSTITUTED_BYTES`], and one that takes the launch's substitutions past
 /// [`MAX_LAUNCH_SUBSTITUTED_BYTES`].
 fn subst(s: &str, ctx: &Ctx) -> Result<String> {
@@ -488,25 +771,11 @@ fn subst(s: &str, ctx: &Ctx) -> Result<String> {
         }
         out.push_str(&rest[..i]);
         let after = &rest[i + 2..];
-        // Find the matching parenthesis.
-        let mut depth = 1;
-        let mut end = None;
-        for (j, c) in after.char_indices() {
-            match c {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = Some(j);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let end = end.ok_or_else(|| err(&ctx.file, format!("unclosed `$(` in `{s}`")))?;
-        let inner = subst(&after[..end], ctx)?;
-        let value = evaluate(&inner, ctx)?;
+        let end = matching_paren(after).ok_or_else(|| err(&ctx.file, format!("unclosed `$(` in `{s}`")))?;
+        let parts = split_args(&after[..end], ctx)?;
+        let (verb, args) = parts.split_first().map(|(v, a)| (v.as_str(), a)).unwrap_or(("", &[]));
+        let args: Vec<String> = args.iter().map(|a| subst(a, ctx)).collect::<Result<_>>()?;
+        let value = evaluate(verb, &args, ctx)?;
         if out.len() + value.len() > MAX_SUBSTITUTED_BYTES {
             return Err(too_long(out.len() + value.len()));
         }
@@ -528,13 +797,10 @@ fn subst(s: &str, ctx: &Ctx) -> Result<String> {
     Ok(out)
 }
 
-fn evaluate(expr: &str, ctx: &Ctx) -> Result<String> {
-    let mut parts = expr.split_whitespace();
-    let verb = parts.next().unwrap_or("");
-    let args: Vec<&str> = parts.collect();
+fn evaluate(verb: &str, args: &[String], ctx: &Ctx) -> Result<String> {
     let one = |what: &str| -> Result<&str> {
         args.first()
-            .copied()
+            .map(String::as_str)
             .ok_or_else(|| err(&ctx.file, format!("`$({verb})` needs {what}")))
     };
     match verb {
@@ -551,7 +817,7 @@ fn evaluate(expr: &str, ctx: &Ctx) -> Result<String> {
             let n = one("a name")?;
             match (std::env::var(n), args.get(1)) {
                 (Ok(v), _) => Ok(v),
-                (Err(_), Some(d)) => Ok(d.trim_matches('\'').to_string()),
+                (Err(_), Some(d)) => Ok(d.clone()),
                 (Err(_), None) => Err(err(
                     &ctx.file,
                     format!("`$(env {n})`: the environment variable is not set"),
@@ -560,15 +826,19 @@ fn evaluate(expr: &str, ctx: &Ctx) -> Result<String> {
         }
         "find-pkg-share" | "find-pkg-prefix" => {
             let p = one("a package")?;
-            ctx.packages.get(p).map(|d| d.display().to_string()).ok_or_else(|| {
-                err(
-                    &ctx.file,
-                    format!(
-                        "package `{p}` is not installed: modbot launch provides {}; run this file with `ros2 launch` in a ROS 2 installation that has `{p}`",
-                        ctx.packages.keys().cloned().collect::<Vec<_>>().join(", ")
-                    ),
-                )
-            })
+            if let Some(d) = ctx.packages.get(p) {
+                return Ok(d.display().to_string());
+            }
+            if ctx.options.dry_run {
+                return Ok(format!("<{verb} {p}>"));
+            }
+            Err(err(
+                &ctx.file,
+                format!(
+                    "package `{p}` is not installed: modbot launch provides {}; run this file with `ros2 launch` in a ROS 2 installation that has `{p}`",
+                    ctx.packages.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            ))
         }
         "dirname" => Ok(ctx
             .file
@@ -579,7 +849,15 @@ fn evaluate(expr: &str, ctx: &Ctx) -> Result<String> {
             if args.len() != 2 {
                 return Err(err(&ctx.file, format!("`$({verb})` needs two values")));
             }
-            Ok((args[0] == args[1]).to_string())
+            let (a, b) = (args[0].as_str(), args[1].as_str());
+            // As launch's EqualsSubstitution: booleans and numbers compare by value.
+            let as_bool = |v: &str| truthy(v, &ctx.file).ok().filter(|_| !v.trim().is_empty());
+            let same = match (as_bool(a), as_bool(b), a.parse::<f64>(), b.parse::<f64>()) {
+                (Some(x), Some(y), _, _) => x == y,
+                (_, _, Ok(x), Ok(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()),
+                _ => a == b,
+            };
+            Ok(same.to_string())
         }
         "not" => Ok((!truthy(one("a value")?, &ctx.file)?).to_string()),
         "and" | "or" => {
@@ -591,6 +869,10 @@ fn evaluate(expr: &str, ctx: &Ctx) -> Result<String> {
             }
             .to_string())
         }
+        "command" => Err(err(
+            &ctx.file,
+            "`$(command …)` is resolved only as the whole value of a node `param` (its command line is kept, never run by modbot launch)",
+        )),
         other => Err(err(
             &ctx.file,
             format!("substitution `$({other} ...)` is not supported by modbot launch"),
@@ -742,5 +1024,91 @@ mod tests {
         let f = write(&d, "fewer.launch.yaml", &launch(200));
         let l = resolve(&f, &[], &pk).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(l.nodes.len(), 200);
+    }
+
+    /// Issue 19: the dry run expands other packages' nodes and includes, keeps `$(command)`
+    /// as its command line (never run), splits substitution arguments as ROS does, and
+    /// reads `on_exit: shutdown`.
+    #[test]
+    fn dry_runs_commands_quotes_and_on_exit() {
+        let d = tmp("dry");
+        let pk: BTreeMap<String, PathBuf> = [("modbot_bringup".to_string(), d.clone())].into();
+        let f = write(
+            &d,
+            "g.launch.yaml",
+            "launch:\n\
+             - arg: {name: namespace, default: ''}\n\
+             - let: {name: p, value: ''}\n\
+             - let: {name: p, value: /$(var namespace), unless: $(equals $(var namespace) '')}\n\
+             - include:\n\
+             \x20   file: $(find-pkg-share ros_gz_sim)/launch/gz_sim.launch.py\n\
+             \x20   arg: [{name: gz_args, value: -r $(find-pkg-share modbot_bringup)/w.sdf}]\n\
+             - node:\n\
+             \x20   pkg: robot_state_publisher\n\
+             \x20   exec: robot_state_publisher\n\
+             \x20   on_exit: shutdown\n\
+             \x20   param: [{name: robot_description, value: \"$(command 'xacro $(find-pkg-share modbot_bringup)/r.urdf.xacro ns:=$(var namespace)')\"}]\n\
+             - node: {pkg: controller_manager, exec: spawner, args: 'a -c $(var p)/controller_manager'}\n\
+             - node: {pkg: x, exec: y, if: $(or $(equals $(var namespace) n1) $(equals \"a b\" 'a b'))}\n",
+        );
+        // Running resolution refuses the foreign include by name, as before.
+        let e = resolve(&f, &[], &pk).expect_err("foreign").to_string();
+        assert!(e.contains("package `ros_gz_sim` is not installed"), "{e}");
+        let dry = Options { dry_run: true };
+        for (ns, cm) in [("", "/controller_manager"), ("n1", "/n1/controller_manager")] {
+            let l = resolve_with(&f, &[("namespace".into(), ns.into())], &pk, dry).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(l.includes.len(), 1);
+            assert_eq!(
+                l.includes[0].file,
+                "<find-pkg-share ros_gz_sim>/launch/gz_sim.launch.py"
+            );
+            assert_eq!(
+                l.includes[0].args,
+                vec![("gz_args".to_string(), format!("-r {}/w.sdf", d.display()))]
+            );
+            let rsp = &l.nodes[0];
+            assert!(rsp.on_exit_shutdown && rsp.params.is_empty());
+            assert_eq!(rsp.command_params.len(), 1);
+            assert_eq!(
+                split_command(&rsp.command_params[0].1),
+                vec![
+                    "xacro".to_string(),
+                    format!("{}/r.urdf.xacro", d.display()),
+                    format!("ns:={ns}")
+                ]
+            );
+            assert_eq!(l.nodes[1].args, vec!["a", "-c", cm]);
+            assert!(!l.nodes[1].on_exit_shutdown);
+            // `$(equals "a b" 'a b')`: quoted arguments keep their spaces.
+            assert_eq!(l.nodes.len(), 3);
+        }
+        // `$(command)` elsewhere, a bad on_exit and a leftover `$(` are errors naming them.
+        for (text, want) in [
+            (
+                "launch:\n- node: {pkg: a, exec: b, args: \"$(command 'ls')\"}\n",
+                "whole value of a node `param`",
+            ),
+            (
+                "launch:\n- node: {pkg: a, exec: b, on_exit: restart}\n",
+                "on_exit must be `shutdown`",
+            ),
+            (
+                "launch:\n- arg: {name: v, default: x}\n- node: {pkg: a, exec: b, name: $(var v)}\n",
+                "name is left unresolved",
+            ),
+        ] {
+            let f = write(&d, "bad.launch.yaml", text);
+            let over: Vec<(String, String)> = if text.contains("name: v") {
+                vec![("v".into(), "$(evil)".into())]
+            } else {
+                Vec::new()
+            };
+            let e = resolve_with(&f, &over, &pk, dry).expect_err(text).to_string();
+            assert!(e.contains(want), "{text}: {e}");
+        }
+        assert_eq!(
+            split_command("a 'b c' \"d\\\" e\" f\\ g"),
+            vec!["a", "b c", "d\" e", "f g"]
+        );
     }
 }

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod args;
+pub mod check;
 pub mod convert;
 pub mod dds;
 pub mod error;
@@ -87,6 +88,7 @@ pub mod nodes {
 }
 
 pub use args::RosArgs;
+pub use check::check_node_params;
 pub use error::{Result, RosError};
 pub use transport::{Level, Pub, Qos, Server, Sub, Transport};
 
