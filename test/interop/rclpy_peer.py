@@ -7,7 +7,8 @@ rclpy's default QoS (reliable, volatile, keep last 10: what robot_state_publishe
 and Nav2 ask for); once each has delivered 5 messages it records the graph's view of those
 topics and of /clock (types, publishers' QoS), sets the `gait` parameter of {ns}/{node} through the parameter
 service (rcl_interfaces/SetParameters), reads it back, tries a gait that does not exist,
-dumps the parameters of every --dump node as `ros2 param dump` does (list_parameters, then
+counts what arrives on every --listen topic (with the QoS profile a ROS user picks for that
+kind of topic), dumps the parameters of every --dump node as `ros2 param dump` does (list_parameters, then
 get_parameters, and describe_parameters), optionally publishes a modbot_msgs/GaitCommand (--command-gait; modbot_msgs built for rclpy
 by build_modbot_msgs.sh) and drives a second sim_node (--drive-sim), keeps listening for 3 s
 and prints one JSON object. Exit 0 when everything arrived and the valid set succeeded.
@@ -59,6 +60,25 @@ class Peer(Node):
         if self.odom_first is None:
             self.odom_first = xyz
         self.odom_last = xyz
+
+
+def listen(node, specs):
+    """Subscribes every `TOPIC=pkg/msg/Type=QOS` in `specs` with the profile a ROS user picks
+    for that kind of topic: `default` (a depth alone: reliable, volatile), `sensor`
+    (qos_profile_sensor_data) or `latched` (transient local, as RViz reads robot_description).
+    Returns the dict of counts the callbacks fill."""
+    import importlib
+    from rclpy.qos import QoSProfile, DurabilityPolicy, qos_profile_sensor_data
+    counts = {}
+    for spec in specs:
+        topic, ty, kind = spec.split("=")
+        pkg, _, name = ty.split("/")
+        cls = getattr(importlib.import_module(f"{pkg}.msg"), name)
+        qos = {"default": 10, "sensor": qos_profile_sensor_data,
+               "latched": QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)}[kind]
+        counts[topic] = 0
+        node.create_subscription(cls, topic, lambda m, t=topic: counts.__setitem__(t, counts[t] + 1), qos)
+    return counts
 
 
 def call(node, client, request, timeout):
@@ -166,11 +186,14 @@ def main():
     ap.add_argument("--drive-sim", default="", help="namespace of a sim_node to drive to a pose directly")
     ap.add_argument("--joints", type=int, default=8)
     ap.add_argument("--command-gait", default="", help="then publish a modbot_msgs/GaitCommand for this gait")
+    ap.add_argument("--listen", action="append", default=[],
+                    help="TOPIC=pkg/msg/Type=default|sensor|latched: count what arrives (repeatable)")
     ap.add_argument("--dump", action="append", default=[],
                     help="fully qualified node whose parameters to dump as `ros2 param dump` does (repeatable)")
     a = ap.parse_args()
     rclpy.init()
     peer = Peer(a.ns)
+    listened = listen(peer, a.listen)
     target = f"{a.ns}/{a.node}"
     deadline = time.time() + a.timeout
     while time.time() < deadline and min(peer.counts.values()) < 5:
@@ -199,6 +222,7 @@ def main():
         odom_first=peer.odom_first,
         odom_last=peer.odom_last,
         rosout=peer.rosout[-50:],
+        listened=listened,
     )
     print(json.dumps(out))
     peer.destroy_node()

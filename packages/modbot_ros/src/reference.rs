@@ -72,13 +72,45 @@ fn relative(name: &str) -> String {
     }
 }
 
-/// The endpoints node loop `run` creates with `params` (over the defaults).
-fn endpoints<C: NodeConfig>(exec: &str, params: &[(&str, ParamValue)], run: RunFn<C>) -> Result<Vec<Endpoint>, String> {
+/// The bus node loop `run` leaves after creating its endpoints with `params` (over the
+/// defaults).
+fn bus_of<C: NodeConfig>(exec: &str, params: &[(&str, ParamValue)], run: RunFn<C>) -> Result<LoopbackBus, String> {
     let overrides: Vec<(String, ParamValue)> = params.iter().map(|(k, v)| ((*k).to_string(), v.clone())).collect();
     let (map, cfg) = resolve::<C>(&[], &overrides).map_err(|e| format!("{exec}: {e}"))?;
     let bus = LoopbackBus::new();
     let mut node = bus.node_with_params::<C>(identity(exec, NS), map);
     run(&mut node, cfg, Arc::new(AtomicBool::new(true))).map_err(|e| format!("{exec}: {e}"))?;
+    Ok(bus)
+}
+
+/// Node `exec`'s bus with `params`.
+fn bus_of_node(exec: &str, params: &[(&str, ParamValue)]) -> Result<LoopbackBus, String> {
+    match exec {
+        "gait_node" => bus_of::<nodes::gait::GaitNodeConfig>(exec, params, nodes::gait::run),
+        "sim_node" => bus_of::<nodes::sim::SimNodeConfig>(exec, params, nodes::sim::run),
+        "planner_node" => bus_of::<nodes::planner::PlannerNodeConfig>(exec, params, nodes::planner::run),
+        "executive_node" => bus_of::<nodes::executive::ExecutiveNodeConfig>(exec, params, nodes::executive::run),
+        "module_node" => bus_of::<nodes::module::ModuleNodeConfig>(exec, params, nodes::module::run),
+        "teleop_node" => bus_of::<nodes::teleop::TeleopNodeConfig>(exec, params, nodes::teleop::run),
+        other => Err(format!("no node `{other}`")),
+    }
+}
+
+/// Every topic node `exec` publishes with `params` (over its defaults): the name (relative
+/// to the node's namespace unless absolute), the ROS type (`pkg/msg/Name`) and the QoS it
+/// offers. From the node's own code, as the page.
+pub fn publications(exec: &str, params: &[(&str, ParamValue)]) -> Result<Vec<(String, String, Qos)>, String> {
+    let bus = bus_of_node(exec, params)?;
+    Ok(bus
+        .topics()
+        .into_iter()
+        .filter_map(|t| t.publishers.first().map(|q| (relative(&t.name), t.ty.clone(), *q)))
+        .collect())
+}
+
+/// The endpoints of node `exec` with `params` (over the defaults).
+fn endpoints(exec: &str, params: &[(&str, ParamValue)]) -> Result<Vec<Endpoint>, String> {
+    let bus = bus_of_node(exec, params)?;
     let mut out = Vec::new();
     for t in bus.topics() {
         for (role, qos) in t
@@ -142,17 +174,7 @@ fn node_endpoints(exec: &str) -> Result<Vec<(Endpoint, Vec<&'static str>)>, Stri
     };
     let mut seen: BTreeMap<Endpoint, Vec<&'static str>> = BTreeMap::new();
     for (label, params) in &variants {
-        let eps = match exec {
-            "gait_node" => endpoints::<nodes::gait::GaitNodeConfig>(exec, params, nodes::gait::run)?,
-            "sim_node" => endpoints::<nodes::sim::SimNodeConfig>(exec, params, nodes::sim::run)?,
-            "planner_node" => endpoints::<nodes::planner::PlannerNodeConfig>(exec, params, nodes::planner::run)?,
-            "executive_node" => {
-                endpoints::<nodes::executive::ExecutiveNodeConfig>(exec, params, nodes::executive::run)?
-            }
-            "module_node" => endpoints::<nodes::module::ModuleNodeConfig>(exec, params, nodes::module::run)?,
-            "teleop_node" => endpoints::<nodes::teleop::TeleopNodeConfig>(exec, params, nodes::teleop::run)?,
-            _ => unreachable!("variants are listed for the nodes above only"),
-        };
+        let eps = endpoints(exec, params)?;
         for e in eps {
             seen.entry(e).or_default().push(label);
         }

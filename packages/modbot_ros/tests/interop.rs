@@ -181,6 +181,36 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
         };
         other_procs.push(NodeProc::spawn_on(backend, bin, &argv));
     }
+    // Every topic gait_node and sim_node publish, from their own code (as the reference page
+    // lists them), subscribed by rclpy with the profile a ROS user picks for that kind: the
+    // default for reliable topics, sensor data for best-effort ones, transient local for
+    // latched ones.
+    let mut listen = Vec::new();
+    for (exec, params) in [
+        ("sim_node", vec![("robot", ParamValue::Str("py:8".into()))]),
+        (
+            "gait_node",
+            vec![
+                ("robot", ParamValue::Str("py:8".into())),
+                ("gait", ParamValue::Str("straight".into())),
+            ],
+        ),
+    ] {
+        for (name, ty, qos) in modbot_ros::reference::publications(exec, &params).expect("publications") {
+            let topic = if name.starts_with('/') {
+                name
+            } else {
+                format!("/snake1/{name}")
+            };
+            let kind = match qos {
+                Qos::SensorData | Qos::Clock => "sensor",
+                Qos::Latched => "latched",
+                Qos::Reliable => "default",
+            };
+            listen.push(format!("{topic}={ty}={kind}"));
+        }
+    }
+    assert!(listen.len() >= 7, "{listen:?}");
     let mut probe = probe("interop_probe");
     let state = probe
         .subscription::<GaitState>("/snake1/gait/state", Qos::Reliable)
@@ -199,6 +229,7 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
         ])
         .args(["--drive-sim", "/driven", "--joints", "4", "--command-gait", "rolling"])
         .args(["--dump", "/snake1/gait_node", "--dump", "/snake1/sim_node"])
+        .args(listen.iter().flat_map(|l| ["--listen".to_string(), l.clone()]))
         .args(
             others
                 .iter()
@@ -218,6 +249,14 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
     // Received through rclpy's default QoS (reliable, volatile, keep last 10).
     for t in ["commands", "joint_states", "odom"] {
         assert!(doc["counts"][t].as_u64().unwrap_or(0) >= 20, "{t}: {doc}");
+    }
+    for l in &listen {
+        let topic = l.split('=').next().unwrap_or_default();
+        assert!(
+            doc["listened"][topic].as_u64().unwrap_or(0) >= 1,
+            "rclpy received nothing on {l}: {}",
+            doc["listened"]
+        );
     }
     // The graph as `ros2 topic list -t` and `ros2 topic info -v` show it (issue 19): one type
     // per topic, `/clock` included (every node's reader and sim_node's writer are

@@ -550,8 +550,10 @@ pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -
     let odom_pub = t.publisher::<Odometry>("odom", Qos::Reliable)?;
     let tf_pub = t.publisher::<TFMessage>("tf", Qos::Reliable)?;
     let desc_pub = t.publisher::<StringMsg>("robot_description", Qos::Latched)?;
+    // `/clock` offered reliable (as ros_gz_bridge does): rclcpp's and rclpy's time sources
+    // (best effort, ClockQoS) and a default-QoS subscriber both match it (record 0045).
     let clock_pub = if cfg.publish_clock {
-        Some(t.publisher::<Clock>("/clock", Qos::Clock)?)
+        Some(t.publisher::<Clock>("/clock", Qos::Reliable)?)
     } else {
         None
     };
