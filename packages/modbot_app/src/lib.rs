@@ -13,6 +13,7 @@ pub mod organism;
 pub mod recording;
 pub mod replay;
 pub mod ros_frames;
+pub mod scan;
 pub mod search;
 pub mod session;
 pub mod skid_steer;

@@ -41,6 +41,58 @@ pub struct Scenario {
     /// Goal position (x, y), m, for planners and progress measures.
     #[serde(default)]
     pub goal: Option<[f64; 2]>,
+    /// Start poses of several robots, in order, for a world of several robots (the
+    /// strategic mission's lone wheel-foot modules: entry i is Module#(i+1)); empty for a
+    /// one-robot world, which starts at `robot_start` (decision record 0047).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub robot_starts: Vec<StartPose>,
+    /// Tagged points without a body (the source's target dummy), for the robots' cameras
+    /// (decision record 0047).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<Marker>,
+}
+
+/// What a camera recognises an object as: the source's `Type` of its detectable dummies
+/// (1 ground obstacle, 2 lath obstacle, 3 system target; seed-000 §2.4). An untagged
+/// object is not reported by a camera (it still occludes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tag {
+    /// Type 1: a ground obstacle (an obstacle of kind `ground_obstacle`).
+    GroundObstacle,
+    /// Type 2: a lath obstacle (an obstacle of kind `lath`).
+    Lath,
+    /// Type 3: the system target (a marker).
+    Target,
+}
+
+impl Tag {
+    /// The source's `Type` number.
+    pub fn source_type(self) -> u8 {
+        match self {
+            Tag::GroundObstacle => 1,
+            Tag::Lath => 2,
+            Tag::Target => 3,
+        }
+    }
+}
+
+/// A tagged point without a body: the source's target dummy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Marker {
+    /// Unique name (among markers and obstacles).
+    pub name: String,
+    /// What a camera recognises it as (`target`).
+    pub tag: Tag,
+    /// Position (x, y) on the ground, m.
+    pub position_m: [f64; 2],
+    /// Height of the point above the ground, m.
+    #[serde(default)]
+    pub height_m: f64,
+    /// Its heading (the frame a plan row's offsets are taken in), deg.
+    #[serde(default)]
+    pub yaw_deg: f64,
 }
 
 fn default_gravity() -> [f64; 3] {
@@ -177,6 +229,24 @@ pub struct Obstacle {
     /// Friction of its surface (default: the ground's).
     #[serde(default)]
     pub friction: Option<f64>,
+    /// What a camera recognises it as (`ground_obstacle` on a ground obstacle, `lath` on a
+    /// lath); none: not reported by cameras (decision record 0047).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<Tag>,
+}
+
+impl Obstacle {
+    /// The point a camera reports for a tagged obstacle, world frame, m: the centre of its
+    /// block (a ground obstacle) or of its bar (a lath); on the ground below it lies
+    /// `position_m`.
+    pub fn tagged_point(&self) -> [f64; 3] {
+        let [_, _, h] = self.size_m;
+        let z = match self.kind {
+            ObstacleKind::Lath => self.clearance_m.unwrap_or(0.0) + h / 2.0,
+            _ => h / 2.0,
+        };
+        [self.position_m[0], self.position_m[1], z]
+    }
 }
 
 /// A maze of pieces `s` straight (2 m), `l`/`r` corner, `b` bump (4 m). The seed-002 page
@@ -570,6 +640,85 @@ impl Scenario {
         {
             return Err(CoreError::invalid("goal", format!("{g:?}"), "finite numbers"));
         }
+        self.validate_starts_and_tags()
+    }
+
+    /// The several robots' starts, the obstacles' tags and the markers (decision record
+    /// 0047).
+    fn validate_starts_and_tags(&self) -> Result<()> {
+        let half = [self.ground.size_m[0] / 2.0, self.ground.size_m[1] / 2.0];
+        for (i, s) in self.robot_starts.iter().enumerate() {
+            let key = format!("robot_starts[{i}]");
+            if s.xyz.iter().chain([&s.yaw_deg]).any(|v| !v.is_finite()) {
+                return Err(CoreError::invalid(key, format!("{s:?}"), "finite numbers"));
+            }
+            if !(0.0..=MAX_START_HEIGHT_M).contains(&s.xyz[2]) {
+                return Err(CoreError::invalid(
+                    format!("{key}.xyz[2]"),
+                    s.xyz[2],
+                    format!("a height of 0 (on the ground) to {MAX_START_HEIGHT_M} m"),
+                ));
+            }
+            for k in 0..2 {
+                if s.xyz[k].abs() > half[k] {
+                    return Err(CoreError::invalid(
+                        format!("{key}.xyz[{k}]"),
+                        s.xyz[k],
+                        format!("a point on the ground, within ±{} m (ground.size_m)", half[k]),
+                    ));
+                }
+            }
+        }
+        for (i, o) in self.obstacles.iter().enumerate() {
+            let fits = matches!(
+                (o.tag, o.kind),
+                (None, _)
+                    | (Some(Tag::GroundObstacle), ObstacleKind::GroundObstacle)
+                    | (Some(Tag::Lath), ObstacleKind::Lath)
+            );
+            if !fits {
+                return Err(CoreError::invalid(
+                    format!("obstacles[{i}].tag"),
+                    format!("{:?} on a {:?}", o.tag, o.kind),
+                    "ground_obstacle on a ground_obstacle, lath on a lath (a target is a marker)",
+                ));
+            }
+        }
+        let mut names: BTreeSet<&str> = self.obstacles.iter().map(|o| o.name.as_str()).collect();
+        for (i, m) in self.markers.iter().enumerate() {
+            let key = format!("markers[{i}]");
+            if m.name.is_empty() || !names.insert(m.name.as_str()) {
+                return Err(CoreError::invalid(
+                    format!("{key}.name"),
+                    &m.name,
+                    "a unique, non-empty name (among markers and obstacles)",
+                ));
+            }
+            if m.tag != Tag::Target {
+                return Err(CoreError::invalid(
+                    format!("{key}.tag"),
+                    format!("{:?}", m.tag),
+                    "target (an obstacle's tag goes on the obstacle)",
+                ));
+            }
+            if m.position_m.iter().chain([&m.yaw_deg]).any(|v| !v.is_finite())
+                || m.position_m[0].abs() > half[0]
+                || m.position_m[1].abs() > half[1]
+            {
+                return Err(CoreError::invalid(
+                    format!("{key}.position_m"),
+                    format!("{:?}, yaw {}", m.position_m, m.yaw_deg),
+                    "finite numbers, a point on the ground (ground.size_m)",
+                ));
+            }
+            if !(m.height_m.is_finite() && (0.0..=MAX_START_HEIGHT_M).contains(&m.height_m)) {
+                return Err(CoreError::invalid(
+                    format!("{key}.height_m"),
+                    m.height_m,
+                    format!("0 to {MAX_START_HEIGHT_M} m above the ground"),
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -761,6 +910,76 @@ mod tests {
         assert_eq!(b.len(), 3);
         assert!((b[0].center[2] - 0.165).abs() < 1e-12);
         assert!((b[1].center[1] - 0.315).abs() < 1e-12 && (b[1].size[2] - 0.15).abs() < 1e-12);
+    }
+
+    /// Tags (record 0047): old worlds load unchanged and untagged; a tag must fit its
+    /// obstacle, a marker is the target; unknown tags are refused naming them; several
+    /// robots' starts are checked like `robot_start`.
+    #[test]
+    fn tags_markers_and_several_starts() {
+        let s = Scenario::from_yaml(
+            "name: m\nrobot_starts: [{xyz: [0, 0, 0]}, {xyz: [1, 0.5, 0], yaw_deg: 30}]\nobstacles:\n  - {name: g, kind: ground_obstacle, position_m: [1, 0], size_m: [0.1, 0.8, 0.05], tag: ground_obstacle}\n  - {name: l, kind: lath, position_m: [2, 0], size_m: [0.04, 0.8, 0.02], clearance_m: 0.13, tag: lath}\n  - {name: w, kind: wall, position_m: [3, 0], size_m: [0.1, 1, 0.2]}\nmarkers:\n  - {name: t, tag: target, position_m: [2.5, 0], height_m: 0.05}\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(s.robot_starts.len(), 2);
+        assert_eq!(s.obstacles[0].tag, Some(Tag::GroundObstacle));
+        assert_eq!(s.obstacles[2].tag, None);
+        assert_eq!(s.obstacles[0].tagged_point(), [1.0, 0.0, 0.025]);
+        assert!((s.obstacles[1].tagged_point()[2] - 0.14).abs() < 1e-12);
+        assert_eq!(s.markers[0].tag.source_type(), 3);
+        // Serialising a world without the new keys writes none of them.
+        let old = Scenario::from_yaml(
+            "name: a\nobstacles:\n  - {name: x, kind: wall, position_m: [0, 0], size_m: [1, 1, 1]}\n",
+            "t",
+        )
+        .unwrap();
+        let text = serde_yaml_ng::to_string(&old).unwrap();
+        for key in ["tag", "markers", "robot_starts"] {
+            assert!(!text.contains(key), "{text}");
+        }
+        for (text, needle) in [
+            (
+                "name: a\nobstacles:\n  - {name: x, kind: wall, position_m: [0, 0], size_m: [1, 1, 1], tag: doorway}\n",
+                "doorway",
+            ),
+            (
+                "name: a\nobstacles:\n  - {name: x, kind: wall, position_m: [0, 0], size_m: [1, 1, 1], tag: lath}\n",
+                "obstacles[0].tag",
+            ),
+            (
+                "name: a\nobstacles:\n  - {name: x, kind: ground_obstacle, position_m: [0, 0], size_m: [1, 1, 1], tag: target}\n",
+                "obstacles[0].tag",
+            ),
+            (
+                "name: a\nmarkers: [{name: t, tag: beacon, position_m: [1, 0]}]\n",
+                "beacon",
+            ),
+            (
+                "name: a\nmarkers: [{name: t, tag: lath, position_m: [1, 0]}]\n",
+                "markers[0].tag",
+            ),
+            ("name: a\nmarkers: [{name: t, position_m: [1, 0]}]\n", "tag"),
+            (
+                "name: a\nobstacles:\n  - {name: t, kind: wall, position_m: [0, 0], size_m: [1, 1, 1]}\nmarkers: [{name: t, tag: target, position_m: [1, 0]}]\n",
+                "markers[0].name",
+            ),
+            (
+                "name: a\nmarkers: [{name: t, tag: target, position_m: [1, 0], height_m: -1}]\n",
+                "markers[0].height_m",
+            ),
+            (
+                "name: a\nrobot_starts: [{xyz: [0, 0, 0]}, {xyz: [0, 0, -1]}]\n",
+                "robot_starts[1].xyz[2]",
+            ),
+            (
+                "name: a\nground: {friction: 0.5, size_m: [4, 4]}\nrobot_starts: [{xyz: [0, 3, 0]}]\n",
+                "robot_starts[0].xyz[1]",
+            ),
+        ] {
+            let e = Scenario::from_yaml(text, "scen.yaml").unwrap_err().to_string();
+            assert!(e.contains(needle) && e.contains("scen.yaml"), "{text}: {e}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod executive;
 pub mod friction;
 pub mod goal;
 pub mod grid;
+pub mod modeling;
 pub mod molemod;
 pub mod sequencer;
 pub mod strategic;

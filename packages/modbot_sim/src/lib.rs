@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod assess;
+pub mod camera;
 mod convert;
 mod dock;
 pub mod error;
@@ -15,6 +16,7 @@ pub mod sensors;
 pub mod world;
 
 pub use assess::RunStatus;
+pub use camera::{Camera, CameraNoise, CameraSpec, Detectable, Detection, Mark};
 pub use dock::{DockFit, DockTolerance, Port};
 pub use error::{Result, SimError};
 pub use layout::StartPose;

@@ -1,0 +1,435 @@
+//! The initial 360° scan of the strategic mission (seed-000 §6.2, Lua `initial_scan`) on
+//! the embedded simulator, feeding the modelling step (`modbot_planner::modeling`, §6.3);
+//! decision record 0047.
+//!
+//! The world's `robot_starts` place one lone wheel-foot module each (entry i is
+//! Module#(i+1)). Each module carries the mast camera of [`wheelfoot_camera`] and, all at
+//! once as the source's modules do, pans it 0 → 360° in 30° stops through the normal joint
+//! commands (`cam_pan` position targets at the control rate; the other joints hold the rest
+//! pose): the next stop is commanded once the pan encoder is within 10° of the current
+//! one, and at that moment the camera is read. The pan joint turns ±180°, so the stops
+//! are commanded as 0, 30, …, 180, −150, …, −30 and the turn from 180 to −150 swings back
+//! through 0.
+//!
+//! What a module uses to turn a detection into a position (no other ground truth):
+//! - the detection (camera frame, noisy);
+//! - its own joint encoders and its kinematic model (`LinkTree`): the lens's pose in its
+//!   foot frame — the source's mast offsets — with the foot taken as level;
+//! - its **compass**: its global yaw, read from the simulator as the source read it;
+//! - the seen module's heading as that module's compass publishes it (the source's
+//!   shared `ornt`), and a tagged object's published yaw (the source read its dummy's).
+//!
+//! A module's reference point is then its DetPoint − 0.102 m along its heading
+//! (`modeling::module_reference`); an object's point is its block's or bar's centre,
+//! above its position on the ground. A module that sees the same thing at several stops
+//! keeps the mean of its measurements.
+
+use std::collections::BTreeMap;
+
+use modbot_core::scenario::Tag;
+use modbot_core::{LinkTree, ModuleCatalog, Scenario, Topology};
+use modbot_planner::modeling::{ModuleScan, Seen, Sighting, module_reference};
+use modbot_sim::{
+    Camera, CameraNoise, CameraSpec, Detectable, Detection, Mark, SimRobot, SimSettings, Simulator, StartPose,
+    heading_of,
+};
+use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
+
+/// Pan increment, deg (§6.2).
+pub const PAN_STEP_DEG: f64 = 30.0;
+/// Stops of one turn.
+pub const STOPS: usize = 12;
+/// The next stop is commanded when the pan is this close to the current one, deg (§6.2).
+pub const PAN_REACHED_DEG: f64 = 10.0;
+/// Time the modules are left to settle on the ground before the scan, s.
+pub const SETTLE_S: f64 = 0.5;
+/// Control rate, Hz (the simulator's default, record 0023).
+pub const CONTROL_HZ: f64 = 100.0;
+/// Simulated time allowed for the scan, s (it takes about 2 s).
+pub const TIMEOUT_S: f64 = 20.0;
+/// The camera's horizontal field of view, deg: two neighbouring 30° stops overlap by half.
+pub const HFOV_DEG: f64 = 60.0;
+/// Its vertical field of view, deg: level, it sees the centre of a lath's bar 0.13 m up from
+/// 0.17 m on, and the ground from 0.17 m on.
+pub const VFOV_DEG: f64 = 45.0;
+/// Its range, m.
+pub const RANGE_M: f64 = 2.0;
+/// Its noise (record 0047): σ 1 cm in range, 0.25° in azimuth and in elevation.
+pub const NOISE: CameraNoise = CameraNoise {
+    range_sigma_m: 0.01,
+    bearing_sigma_deg: 0.25,
+};
+/// The lens in the `camera` link's frame: the centre of the camera box's front face.
+pub const LENS_M: [f64; 3] = [0.0075, 0.0, 0.0075];
+/// The DetPoint in the `mast` link's frame: the tilt axis, on the pan axis, 0.102 m ahead of
+/// the reference point (module frame (0.102, 0, 0.062)).
+pub const DETPOINT_IN_MAST_M: [f64; 3] = [0.0, 0.0, 0.02];
+/// The lone module's links (module `m1` of the `wheelfoot` robot).
+pub const FOOT_LINK: &str = "m1_foot";
+/// The link the camera sits on.
+pub const CAMERA_LINK: &str = "m1_camera";
+/// The pan link.
+pub const MAST_LINK: &str = "m1_mast";
+/// The pan joint.
+pub const PAN_JOINT: &str = "m1_cam_pan";
+
+/// The id a camera reports Module#(i+1) as.
+pub fn module_id(i: usize) -> String {
+    format!("module_{}", i + 1)
+}
+
+/// The mast camera of robot `robot`, a lone wheel-foot module.
+pub fn wheelfoot_camera(robot: usize, noise: CameraNoise) -> CameraSpec {
+    CameraSpec {
+        name: module_id(robot),
+        robot,
+        link: CAMERA_LINK.into(),
+        pose: Isometry3::from_parts(
+            Translation3::new(LENS_M[0], LENS_M[1], LENS_M[2]),
+            UnitQuaternion::identity(),
+        ),
+        hfov_deg: HFOV_DEG,
+        vfov_deg: VFOV_DEG,
+        range_m: RANGE_M,
+        see_through: vec![MAST_LINK.into()],
+        noise,
+    }
+}
+
+/// A tagged object of a world: name, tag, the point a camera sees, its published yaw (rad)
+/// and the indices of its own boxes in [`Scenario::boxes`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaggedObject {
+    /// Its name.
+    pub name: String,
+    /// Its tag.
+    pub tag: Tag,
+    /// The point a camera sees, world frame, m.
+    pub point: [f64; 3],
+    /// Its yaw, rad.
+    pub yaw: f64,
+    /// Its boxes.
+    pub boxes: Vec<usize>,
+}
+
+/// The world's tagged obstacles and markers.
+pub fn tagged_objects(world: &Scenario) -> Vec<TaggedObject> {
+    let mut out = Vec::new();
+    let mut first_box = 0;
+    for o in &world.obstacles {
+        // Scenario::boxes: a lath is a bar and two posts, anything else one box.
+        let n = if o.kind == modbot_core::scenario::ObstacleKind::Lath {
+            3
+        } else {
+            1
+        };
+        if let Some(tag) = o.tag {
+            out.push(TaggedObject {
+                name: o.name.clone(),
+                tag,
+                point: o.tagged_point(),
+                yaw: o.yaw_deg.to_radians(),
+                boxes: (first_box..first_box + n).collect(),
+            });
+        }
+        first_box += n;
+    }
+    for m in &world.markers {
+        out.push(TaggedObject {
+            name: m.name.clone(),
+            tag: m.tag,
+            point: [m.position_m[0], m.position_m[1], m.height_m],
+            yaw: m.yaw_deg.to_radians(),
+            boxes: Vec::new(),
+        });
+    }
+    out
+}
+
+/// What module `me` of `modules` may detect: every other module's DetPoint and the world's
+/// tagged objects.
+pub fn detectables(me: usize, modules: usize, objects: &[TaggedObject]) -> Vec<Detectable> {
+    let mut out: Vec<Detectable> = (0..modules)
+        .filter(|&j| j != me)
+        .map(|j| Detectable {
+            id: module_id(j),
+            mark: Mark::Link {
+                robot: j,
+                link: MAST_LINK.into(),
+                point: Point3::new(DETPOINT_IN_MAST_M[0], DETPOINT_IN_MAST_M[1], DETPOINT_IN_MAST_M[2]),
+                see_through: vec![CAMERA_LINK.into()],
+            },
+        })
+        .collect();
+    out.extend(objects.iter().map(|o| Detectable {
+        id: o.name.clone(),
+        mark: Mark::World {
+            point: Point3::new(o.point[0], o.point[1], o.point[2]),
+            see_through_boxes: o.boxes.clone(),
+        },
+    }));
+    out
+}
+
+/// How a scan runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScanSettings {
+    /// The cameras' noise.
+    pub noise: CameraNoise,
+    /// Seed of the noise (module i's camera draws from stream i).
+    pub seed: u64,
+}
+
+impl Default for ScanSettings {
+    fn default() -> ScanSettings {
+        ScanSettings { noise: NOISE, seed: 0 }
+    }
+}
+
+/// One reading of one module's camera.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Capture {
+    /// The module (0 = Module#1).
+    pub module: usize,
+    /// The stop (0 … 11).
+    pub stop: usize,
+    /// Simulated time, s.
+    pub time_s: f64,
+    /// The pan encoder then, deg.
+    pub pan_deg: f64,
+    /// What the camera reported.
+    pub detections: Vec<Detection>,
+}
+
+/// Where things really were (the simulator's truth, for tests; no module reads it):
+/// relative to Module#1's reference point, world axes, m.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Truth {
+    /// Each module's reference point and heading (rad) at the end of the scan.
+    pub modules: Vec<([f64; 2], f64)>,
+    /// Each tagged object's position on the ground.
+    pub objects: BTreeMap<String, [f64; 2]>,
+}
+
+/// What a scan did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanOutcome {
+    /// Each module's measurements, the modelling step's input.
+    pub scans: Vec<ModuleScan>,
+    /// Every camera reading, in order.
+    pub captures: Vec<Capture>,
+    /// The truth, for tests.
+    pub truth: Truth,
+    /// Simulated time at the end, s.
+    pub time_s: f64,
+}
+
+/// Wraps an angle to (−π, π].
+fn wrap(a: f64) -> f64 {
+    let w = a.rem_euclid(std::f64::consts::TAU);
+    if w > std::f64::consts::PI {
+        w - std::f64::consts::TAU
+    } else {
+        w
+    }
+}
+
+/// The pan command of a stop, rad: k · 30° wrapped to the joint's ±180°.
+pub fn stop_angle(stop: usize) -> f64 {
+    wrap((stop as f64 * PAN_STEP_DEG).to_radians())
+}
+
+/// Running sum of one module's measurements of one thing.
+struct Sum {
+    seen: Seen,
+    offset: [f64; 2],
+    heading: f64,
+    n: usize,
+}
+
+/// Runs the initial scan of every module of `world` (its `robot_starts`, lone wheel-foot
+/// modules) and returns their measurements.
+pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOutcome, String> {
+    if world.robot_starts.is_empty() {
+        return Err(format!(
+            "world `{}` has no robot_starts: the scan needs the modules' start poses",
+            world.name
+        ));
+    }
+    let catalog = ModuleCatalog::builtin();
+    let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
+    let robot = SimRobot::from_topology(&topology).map_err(|e| e.to_string())?;
+    let n = world.robot_starts.len();
+    let robots: Vec<(SimRobot, StartPose)> = world
+        .robot_starts
+        .iter()
+        .map(|s| {
+            (
+                robot.clone(),
+                StartPose {
+                    xyz: s.xyz,
+                    yaw: s.yaw_deg.to_radians(),
+                },
+            )
+        })
+        .collect();
+    let mut sim =
+        Simulator::with_robots(&robots, world, SimSettings::for_scenario(world)).map_err(|e| e.to_string())?;
+
+    // The module's kinematic model: its joints in the tree's order and its links.
+    let tree = LinkTree::new(&topology);
+    let model_joints = topology.joint_names();
+    let tree_link = |name: &str| {
+        tree.links
+            .iter()
+            .position(|l| l.name == name)
+            .ok_or_else(|| format!("the wheel-foot module has no link `{name}`"))
+    };
+    let (tree_foot, tree_camera) = (tree_link(FOOT_LINK)?, tree_link(CAMERA_LINK)?);
+    let names = sim.joint_names().to_vec();
+    // Per module: the simulator's index of each model joint, and of the pan joint.
+    let mut joint_map: Vec<Vec<usize>> = Vec::with_capacity(n);
+    let mut pan: Vec<usize> = Vec::with_capacity(n);
+    let mut foot: Vec<usize> = Vec::with_capacity(n);
+    for r in 0..n {
+        let range = sim.joints_of(r);
+        let find = |j: &str| {
+            range
+                .clone()
+                .find(|&k| names[k] == j)
+                .ok_or_else(|| format!("module {} has no joint `{j}`", r + 1))
+        };
+        joint_map.push(model_joints.iter().map(|j| find(j)).collect::<Result<_, _>>()?);
+        pan.push(find(PAN_JOINT)?);
+        foot.push(
+            sim.links_of(r)
+                .find(|&l| sim.link_names()[l] == FOOT_LINK)
+                .ok_or_else(|| format!("module {} has no link `{FOOT_LINK}`", r + 1))?,
+        );
+    }
+    let objects = tagged_objects(world);
+    let object_of: BTreeMap<&str, &TaggedObject> = objects.iter().map(|o| (o.name.as_str(), o)).collect();
+    let marks: Vec<Vec<Detectable>> = (0..n).map(|i| detectables(i, n, &objects)).collect();
+    let mut cameras: Vec<Camera> = (0..n)
+        .map(|i| Camera::new(wheelfoot_camera(i, settings.noise), settings.seed, i as u64))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let lens = cameras[0].spec().pose;
+
+    let mut stop = vec![0usize; n];
+    let mut sums: Vec<Vec<Sum>> = (0..n).map(|_| Vec::new()).collect();
+    let mut captures = Vec::new();
+    let dt = 1.0 / CONTROL_HZ;
+    let mut targets = sim.targets().to_vec();
+    let mut tick: u64 = 0;
+    loop {
+        let t = tick as f64 * dt;
+        if t > SETTLE_S + TIMEOUT_S {
+            let late: Vec<String> = (0..n)
+                .filter(|&i| stop[i] < STOPS)
+                .map(|i| format!("Module#{} at stop {}", i + 1, stop[i]))
+                .collect();
+            return Err(format!("the scan did not end in {TIMEOUT_S} s: {}", late.join(", ")));
+        }
+        sim.advance_to(t).map_err(|e| e.to_string())?;
+        if t >= SETTLE_S - 1e-9 {
+            let q = sim.joint_positions();
+            let poses = sim.link_poses();
+            // Every module's compass (the ground-truth yaw the source read too).
+            let compass: Vec<f64> = foot.iter().map(|&l| heading_of(&poses[l])).collect();
+            for i in 0..n {
+                if stop[i] >= STOPS || wrap(q[pan[i]] - stop_angle(stop[i])).abs() > PAN_REACHED_DEG.to_radians() {
+                    continue;
+                }
+                let detections = cameras[i].capture(&sim, &marks[i]).map_err(|e| e.to_string())?;
+                // The lens in the foot frame from the encoders and the model (the mast offsets).
+                let qi: Vec<f64> = joint_map[i].iter().map(|&k| q[k]).collect();
+                let frames = tree.link_frames(&tree.forward(&qi, &Isometry3::identity()).map_err(|e| e.to_string())?);
+                let lens_in_foot = frames[tree_foot].inverse() * frames[tree_camera] * lens;
+                let level = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), compass[i]);
+                for d in &detections {
+                    let v = level * (lens_in_foot * Point3::from(d.position)).coords;
+                    let (seen, offset, heading) = if let Some(j) = (0..n).find(|&j| module_id(j) == d.id) {
+                        (Seen::Module(j), module_reference([v.x, v.y], compass[j]), compass[j])
+                    } else if let Some(o) = object_of.get(d.id.as_str()) {
+                        (
+                            Seen::Object {
+                                name: o.name.clone(),
+                                tag: o.tag,
+                            },
+                            [v.x, v.y],
+                            o.yaw,
+                        )
+                    } else {
+                        return Err(format!("camera {} reported an unknown id `{}`", i + 1, d.id));
+                    };
+                    match sums[i].iter_mut().find(|s| s.seen == seen) {
+                        Some(s) => {
+                            s.offset = [s.offset[0] + offset[0], s.offset[1] + offset[1]];
+                            s.heading = heading;
+                            s.n += 1;
+                        }
+                        None => sums[i].push(Sum {
+                            seen,
+                            offset,
+                            heading,
+                            n: 1,
+                        }),
+                    }
+                }
+                captures.push(Capture {
+                    module: i,
+                    stop: stop[i],
+                    time_s: t,
+                    pan_deg: q[pan[i]].to_degrees(),
+                    detections,
+                });
+                stop[i] += 1;
+            }
+            for i in 0..n {
+                targets[pan[i]] = if stop[i] < STOPS { stop_angle(stop[i]) } else { 0.0 };
+            }
+            sim.set_targets(&targets).map_err(|e| e.to_string())?;
+        }
+        if stop.iter().all(|&s| s >= STOPS) {
+            break;
+        }
+        tick += 1;
+    }
+
+    let poses = sim.link_poses();
+    let at = |l: usize| {
+        let p = poses[l].translation.vector;
+        ([p.x, p.y], heading_of(&poses[l]))
+    };
+    let origin = at(foot[0]).0;
+    let rel = |p: [f64; 2]| [p[0] - origin[0], p[1] - origin[1]];
+    let truth = Truth {
+        modules: foot.iter().map(|&l| (rel(at(l).0), at(l).1)).collect(),
+        objects: objects
+            .iter()
+            .map(|o| (o.name.clone(), rel([o.point[0], o.point[1]])))
+            .collect(),
+    };
+    let scans = foot
+        .iter()
+        .zip(sums)
+        .map(|(&l, sums)| ModuleScan {
+            heading: at(l).1,
+            sightings: sums
+                .into_iter()
+                .map(|s| Sighting {
+                    seen: s.seen,
+                    offset: [s.offset[0] / s.n as f64, s.offset[1] / s.n as f64],
+                    heading: s.heading,
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(ScanOutcome {
+        scans,
+        captures,
+        truth,
+        time_s: sim.time(),
+    })
+}
