@@ -61,18 +61,9 @@
 
 namespace phys = ignition::physics;
 
-using Features = phys::FeatureList<
-    phys::GetEntities,
-    phys::ForwardStep,
-    phys::GetBasicJointState,
-    phys::SetBasicJointState,
-    phys::SetJointVelocityCommandFeature,
-    phys::LinkFrameSemantics,
-    phys::sdf::ConstructSdfWorld,
-    phys::sdf::ConstructSdfModel>;
+#include "dart_contact.hh"
 
 using EnginePtr = phys::Engine3dPtr<Features>;
-using WorldPtr = phys::World3dPtr<Features>;
 using ModelPtr = phys::Model3dPtr<Features>;
 using LinkPtr = phys::Link3dPtr<Features>;
 using JointPtr = phys::Joint3dPtr<Features>;
@@ -105,12 +96,17 @@ std::string Usage()
   --head-offset X     head point along the head link's x axis, m (default 0.036, a Y1 half)
   --plugin PATH       ign-physics engine plugin (default: the DART plugin)
   --samples FILE      write the control-rate samples as CSV
+  --collision-detector D
+                      DART only, for experiments: ode (the plugin's, default), fcl,
+                      fcl-primitive, bullet or dart
+  --lcp-solver S      DART only, for experiments: dantzig (the plugin's, default) or pgs
 )";
 }
 
 struct Options
 {
   std::string world, robot, trajectory, plugin, samples, headLink;
+  std::string collisionDetector, lcpSolver;  // empty: the plugin's own
   double duration = -1, step = -1, x = 0, y = 0, z = 0.05, yawDeg = 0;
   std::string law = "gz_ros2_control";
   double updateRate = 100, gain = 0.1, kp = 8.6;
@@ -149,6 +145,8 @@ Options Parse(int argc, char **argv)
     else if (a == "--samples") o.samples = v;
     else if (a == "--head-link") o.headLink = v;
     else if (a == "--law") o.law = v;
+    else if (a == "--collision-detector") o.collisionDetector = v;
+    else if (a == "--lcp-solver") o.lcpSolver = v;
     else if (a == "--duration") num(o.duration);
     else if (a == "--step") num(o.step);
     else if (a == "--x") num(o.x);
@@ -332,6 +330,11 @@ int main(int argc, char **argv)
   WorldPtr world = engine->ConstructWorld(sdfWorld);
   if (!world)
     Fail("ConstructWorld failed for " + opt.world);
+  std::string dartError;
+  const std::string dartSetup =
+      ConfigureDart(world, opt.collisionDetector, opt.lcpSolver, dartError);
+  if (!dartError.empty())
+    Fail(dartError);
   ModelPtr model = world->ConstructModel(sdfModel);
   if (!model)
     Fail("ConstructModel failed for " + opt.robot);
@@ -504,6 +507,7 @@ int main(int argc, char **argv)
   writeSample(samples.back());
 
   double maxLinkHeight = -std::numeric_limits<double>::infinity();
+  ContactCount contacts;  // after the warm-up (all steps without --period)
   for (long k = 1; k <= totalSteps; ++k)
   {
     // PreUpdate: gz_ros2_control's write(), every physics step.
@@ -523,6 +527,8 @@ int main(int argc, char **argv)
     }
     world->Step(output, state, input);
     const double t = k * step;
+    if (t >= opt.warmup * opt.period - 1e-9)
+      CountContacts(world, contacts);
     for (auto &j : joints)
     {
       j.maxSpeed = std::max(j.maxSpeed, std::abs(j.joint->GetVelocity(0)));
@@ -639,6 +645,16 @@ int main(int argc, char **argv)
   j << "  \"spawn\": {\"xyz\": " << Vec(Eigen::Vector3d(opt.x, opt.y, opt.z))
     << ", \"yaw_deg\": " << Num(opt.yawDeg) << "},\n";
   j << "  \"physics_step_s\": " << Num(step) << ",\n";
+  j << "  \"dart\": " << Str(dartSetup) << ",\n";
+  if (contacts.steps > 0)
+  {
+    j << "  \"contacts\": {\"steps\": " << contacts.steps << ", \"points_per_step\": "
+      << Num(double(contacts.points) / contacts.steps) << ", \"pairs_per_step\": "
+      << Num(double(contacts.pairs) / contacts.steps) << ", \"pairs_by_points\": [";
+    for (int n = 0; n <= 8; ++n)
+      j << (n ? ", " : "") << contacts.histogram[n];
+    j << "]},\n";
+  }
   j << "  \"simulated_s\": " << Num(last.t) << ",\n";
   j << "  \"wall_s\": " << Num(wall) << ",\n";
   j << "  \"law\": {\"name\": " << Str(opt.law) << ", \"update_rate_hz\": " << Num(opt.updateRate)
