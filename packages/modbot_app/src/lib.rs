@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod assemble;
 pub mod closed_loop;
 pub mod controller;
 pub mod error;

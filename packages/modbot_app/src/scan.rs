@@ -29,10 +29,7 @@ use std::collections::BTreeMap;
 use modbot_core::scenario::Tag;
 use modbot_core::{LinkTree, ModuleCatalog, Scenario, Topology};
 use modbot_planner::modeling::{ModuleScan, Seen, Sighting, module_reference};
-use modbot_sim::{
-    Camera, CameraNoise, CameraSpec, Detectable, Detection, Mark, SimRobot, SimSettings, Simulator, StartPose,
-    heading_of,
-};
+use modbot_sim::{Camera, CameraNoise, CameraSpec, Detectable, Detection, Mark, heading_of};
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 
 /// Pan increment, deg (§6.2).
@@ -250,31 +247,10 @@ struct Sum {
 /// Runs the initial scan of every module of `world` (its `robot_starts`, lone wheel-foot
 /// modules) and returns their measurements.
 pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOutcome, String> {
-    if world.robot_starts.is_empty() {
-        return Err(format!(
-            "world `{}` has no robot_starts: the scan needs the modules' start poses",
-            world.name
-        ));
-    }
+    let mut sim = crate::assemble::fleet_simulator(world)?;
+    let n = world.robot_starts.len();
     let catalog = ModuleCatalog::builtin();
     let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
-    let robot = SimRobot::from_topology(&topology).map_err(|e| e.to_string())?;
-    let n = world.robot_starts.len();
-    let robots: Vec<(SimRobot, StartPose)> = world
-        .robot_starts
-        .iter()
-        .map(|s| {
-            (
-                robot.clone(),
-                StartPose {
-                    xyz: s.xyz,
-                    yaw: s.yaw_deg.to_radians(),
-                },
-            )
-        })
-        .collect();
-    let mut sim =
-        Simulator::with_robots(&robots, world, SimSettings::for_scenario(world)).map_err(|e| e.to_string())?;
 
     // The module's kinematic model: its joints in the tree's order and its links.
     let tree = LinkTree::new(&topology);

@@ -659,12 +659,12 @@ impl Scenario {
                     format!("a height of 0 (on the ground) to {MAX_START_HEIGHT_M} m"),
                 ));
             }
-            for k in 0..2 {
-                if s.xyz[k].abs() > half[k] {
+            for (k, (v, h)) in s.xyz.iter().zip(half).enumerate() {
+                if v.abs() > h {
                     return Err(CoreError::invalid(
                         format!("{key}.xyz[{k}]"),
-                        s.xyz[k],
-                        format!("a point on the ground, within ±{} m (ground.size_m)", half[k]),
+                        v,
+                        format!("a point on the ground, within ±{h} m (ground.size_m)"),
                     ));
                 }
             }

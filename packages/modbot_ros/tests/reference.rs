@@ -39,7 +39,7 @@ fn every_parameter_file_is_what_the_code_generates_and_loads() {
         let path = format!("{PARAMS_DIR}/{exec}.yaml");
         same(&path, &params_file(exec).unwrap());
         // The node's start-up path: the file's section for it, then its validation.
-        let files = vec![modbot_ros::params::load_params_file(&root().join(&path), exec, "/snake1").unwrap()];
+        let files = [modbot_ros::params::load_params_file(&root().join(&path), exec, "/snake1").unwrap()];
         assert!(!files[0].is_empty(), "{path} sets nothing for {exec} in /snake1");
         let argv: Vec<String> = [
             "--ros-args",

@@ -58,6 +58,9 @@ pub struct DockFit {
     pub axis_deg: f64,
     /// Roll error about the axis, deg.
     pub roll_deg: f64,
+    /// The same, signed: the rotation of port b about the ideal port axis away from the
+    /// mating roll, deg in (−180, 180].
+    pub twist_deg: f64,
 }
 
 /// A dock in force.
@@ -117,6 +120,7 @@ impl Simulator {
             distance_m: (pa.translation.vector - pb.translation.vector).norm(),
             axis_deg: axis.to_degrees(),
             roll_deg: twist.to_degrees().abs(),
+            twist_deg: twist.to_degrees(),
         })
     }
 

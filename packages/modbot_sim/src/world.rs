@@ -691,6 +691,46 @@ impl Simulator {
         Ok(())
     }
 
+    /// Switches joint `joint` (command index) to another motor drive at run time: a servo
+    /// put into speed mode or back. The wheel-foot module's FrontJoint is a wheel alone and in
+    /// the wheeled vehicle but a hip in the quadruped, and the same modules dock into both
+    /// (record 0048). Only a driven joint changes, and only to another motor drive (its
+    /// reflected rotor inertia stays); its target becomes the current angle (a servo) or 0 (a
+    /// speed), so the switch itself moves nothing. Docking keeps the new drive. Native engine
+    /// only, as docking.
+    pub fn set_drive(&mut self, joint: usize, drive: Drive) -> Result<()> {
+        let Some(r) = (0..self.robots.len()).find(|&r| self.robots[r].joints.contains(&joint)) else {
+            return Err(SimError::JointCount {
+                expected: self.joints.len(),
+                got: joint + 1,
+            });
+        };
+        let name = self.joint_names[joint].clone();
+        let refuse = |what: String| SimError::Robot {
+            robot: self.sim_robots[r].model.name.clone(),
+            what: format!("joint `{name}`: {what}"),
+        };
+        if matches!(drive, Drive::Free) || matches!(self.joints[joint].drive, Drive::Free) {
+            return Err(refuse(
+                "only a motor drive can switch to another (a free joint has no motor)".into(),
+            ));
+        }
+        let World::Native(w) = &mut self.world else {
+            return Err(refuse("switching a drive at run time needs the native engine".into()));
+        };
+        let local = joint - self.robots[r].joints.start;
+        let local_name = self.sim_robots[r].joint_names[local].clone();
+        self.sim_robots[r] = self.sim_robots[r].clone().with_drive(&local_name, drive)?;
+        w.set_drive(joint, drive);
+        self.joints[joint].drive = drive;
+        self.layout.joints[joint].drive = drive;
+        self.targets[joint] = match drive {
+            Drive::Position(_) => self.angle(joint),
+            _ => 0.0,
+        };
+        Ok(())
+    }
+
     /// Sets one joint's target by name (the first joint of that name with several robots).
     pub fn set_target(&mut self, joint: &str, target: f64) -> Result<()> {
         let i = crate::robot::joint_index(&self.joint_names, joint)?;

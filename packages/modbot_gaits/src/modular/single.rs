@@ -582,6 +582,12 @@ impl SingleGoto {
         self.phase
     }
 
+    /// Moves the goal (a goal seen relative to another module that moves); the next decision
+    /// uses it.
+    pub fn set_goal(&mut self, goal: Goal) {
+        self.goal = goal;
+    }
+
     /// The last direction and speed decided (None before the first, or once reached).
     pub fn decision(&self) -> Option<(Direction, Speed)> {
         self.decision

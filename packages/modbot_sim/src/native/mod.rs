@@ -234,6 +234,13 @@ impl NativeWorld {
         (point_velocity(&v, &c.coords), angular(&v))
     }
 
+    /// Switches a joint's drive (command index); the next step's row uses it, started cold.
+    pub fn set_drive(&mut self, joint: usize, drive: crate::robot::Drive) {
+        let b = self.model.body_of_joint[joint];
+        self.model.bodies[b].drive = drive;
+        self.rows.drive_warm[b] = 0.0;
+    }
+
     /// URDF angle of a joint (command index).
     pub fn joint_angle(&self, joint: usize) -> f64 {
         let b = self.model.body_of_joint[joint];

@@ -1,0 +1,683 @@
+//! Assembly of lone wheel-foot modules into the quadruped or the wheeled vehicle on the
+//! embedded simulator (seed-000 §5.2, Lua `get_target_state`, `assembly_step_up`,
+//! `connect`, `conf_init`); decision record 0048.
+//!
+//! The simulator holds one `wheelfoot` robot per module (a world's `robot_starts`), all
+//! stepped together. Role#1 holds its rest pose. Every other role walks with the lone
+//! module's position controller ([`SingleGoto`], Table 3.15) to its staging point (stage 1)
+//! and, when its step-up rule lets it, to its pre-connection point (stage 2) in the walking
+//! direction the code forces. There it docks: its port and its partner's port are joined by
+//! [`Simulator::attach`] if they are within [`LATCH`]; a port out of that tolerance ends
+//! the assembly with the role, the ports and the numbers. When all five have docked, Role#1
+//! declares the configuration complete: the FrontJoints are put into the configuration's
+//! mode (servo hips in the quadruped, wheels in speed mode in the wheeled vehicle;
+//! [`Simulator::set_drive`]) and the configuration's controller takes the pose of
+//! `conf_init`.
+//!
+//! What a module knows: the targets come from Role#1's pose at the start (Role#1 does not
+//! move), and each walking module's own pose is its foot plate's pose in the simulator —
+//! the camera's lock-on (§6.5) is not yet what localises a module here (record 0048).
+
+use std::ops::Range;
+
+use modbot_core::Scenario;
+use modbot_core::{ModuleCatalog, Topology};
+use modbot_gaits::modular::quadruped::{QuadGait, QuadWalk};
+use modbot_gaits::modular::single::{Direction, GotoPhase, HeadingBands, SingleGoto, StepTable, StepTime};
+use modbot_gaits::modular::wheeled::{WheelCommand, WheeledDrive, WheeledPose};
+use modbot_gaits::modular::{Goal, ModuleJoints, yaw_of};
+use modbot_gaits::{Controller, JointTarget, Observation};
+use modbot_planner::assembly::{ForcedDirection, RoleAssignment, RoleTarget, role_target, target_pose};
+use modbot_planner::sequencer::Pose2;
+use modbot_sim::{DockFit, DockTolerance, Drive, Port, SimRobot, SimSettings, Simulator, StartPose};
+use nalgebra::{Isometry3, Vector3};
+
+/// Control rate, Hz.
+pub const CONTROL_HZ: f64 = 100.0;
+/// The lone module's prefix in the simulator's joint and link names.
+pub const PREFIX: &str = "m1";
+/// Simulated time one stage may take before the assembly gives up, s.
+pub const STAGE_TIMEOUT_S: f64 = 120.0;
+/// Time the finished configuration is given to take its initial pose, s.
+pub const CONF_INIT_S: f64 = 3.0;
+
+/// The latch's capture range: how far apart two ports may be and still dock (record 0048).
+/// The position controller stops within its low gait's step (1.8 cm forward, 0.9 cm
+/// backward in our simulator) and the code's pre-connection points leave the ports 0.7–1.5
+/// cm apart by design (record 0046), so a latch must catch up to 3 cm; the yaw is held
+/// within 1° by the controller, the rest is the module's pitch on uneven contact.
+pub const LATCH: DockTolerance = DockTolerance {
+    position_m: 0.03,
+    axis_deg: 30.0,
+    roll_deg: 30.0,
+};
+
+/// The inchworm steps and cycle times measured in this simulator at μ = 1.0 (Tables
+/// 3.12–3.14's rows; `packages/modbot_app/tests/wheelfoot.rs` measures them), which the
+/// position controller plans with.
+pub const SIMULATED_MU1: StepTable = StepTable {
+    fwd_high: StepTime {
+        step_m: 0.0690,
+        cycle_s: 0.98,
+    },
+    fwd_low: StepTime {
+        step_m: 0.0176,
+        cycle_s: 0.60,
+    },
+    bwd_high: StepTime {
+        step_m: 0.0229,
+        cycle_s: 1.07,
+    },
+    bwd_low: StepTime {
+        step_m: 0.0093,
+        cycle_s: 0.84,
+    },
+    t180_s: 4.32,
+};
+
+/// The two configurations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Configuration {
+    /// The quadruped (conf_req 1).
+    Quadruped,
+    /// The wheeled vehicle (conf_req 2).
+    Wheeled,
+}
+
+impl Configuration {
+    /// Its plan-row and robot-file name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Configuration::Quadruped => "quadruped",
+            Configuration::Wheeled => "wheeled",
+        }
+    }
+}
+
+/// One module of the fleet in the simulator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModuleIo {
+    /// Its robot index.
+    pub robot: usize,
+    /// Its joints in the simulator's command vector.
+    pub joints: ModuleJoints,
+    /// Its joints' range.
+    pub range: Range<usize>,
+    /// Its foot plate's link (origin at the reference point).
+    pub foot: usize,
+}
+
+/// The modules of a simulator whose robots are all lone wheel-foot modules.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fleet {
+    /// By robot index (Module#(i+1) is `modules[i]`).
+    pub modules: Vec<ModuleIo>,
+}
+
+impl Fleet {
+    /// The fleet of `sim`; every robot must be a lone wheel-foot module.
+    pub fn of(sim: &Simulator) -> Result<Fleet, String> {
+        let names = sim.joint_names();
+        let links = sim.link_names();
+        let mut modules = Vec::with_capacity(sim.robot_count());
+        for r in 0..sim.robot_count() {
+            let range = sim.joints_of(r);
+            let local: Vec<String> = names[range.clone()].to_vec();
+            let joints = ModuleJoints::find(PREFIX, &local)
+                .ok_or_else(|| format!("robot {} is not a lone wheel-foot module (joints {local:?})", r + 1))?;
+            let shift = |k: usize| k + range.start;
+            let joints = ModuleJoints {
+                fj: shift(joints.fj),
+                bj1: shift(joints.bj1),
+                bj2: shift(joints.bj2),
+                pan: shift(joints.pan),
+                tilt: shift(joints.tilt),
+            };
+            let foot_name = format!("{PREFIX}_foot");
+            let foot = sim
+                .links_of(r)
+                .find(|&l| links[l] == foot_name)
+                .ok_or_else(|| format!("robot {} has no link `{foot_name}`", r + 1))?;
+            modules.push(ModuleIo {
+                robot: r,
+                joints,
+                range,
+                foot,
+            });
+        }
+        Ok(Fleet { modules })
+    }
+
+    /// A module's planar pose: its reference point and heading.
+    pub fn pose(&self, sim: &Simulator, module: usize) -> Pose2 {
+        let p = sim.link_poses()[self.modules[module].foot];
+        Pose2 {
+            x: p.translation.x,
+            y: p.translation.y,
+            yaw: yaw_of(&p),
+        }
+    }
+
+    /// The role → joints table of an assembled configuration.
+    pub fn role_joints(&self, roles: &RoleAssignment) -> [ModuleJoints; 6] {
+        [0, 1, 2, 3, 4, 5].map(|r| self.modules[roles.modules[r]].joints)
+    }
+}
+
+/// A simulator holding one lone wheel-foot module at each of `world`'s `robot_starts`
+/// (entry i is Module#(i+1)).
+pub fn fleet_simulator(world: &Scenario) -> Result<Simulator, String> {
+    if world.robot_starts.is_empty() {
+        return Err(format!(
+            "world `{}` has no robot_starts: the mission needs the modules' start poses",
+            world.name
+        ));
+    }
+    let catalog = ModuleCatalog::builtin();
+    let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
+    let robot = SimRobot::from_topology(&topology).map_err(|e| e.to_string())?;
+    let robots: Vec<(SimRobot, StartPose)> = world
+        .robot_starts
+        .iter()
+        .map(|s| {
+            (
+                robot.clone(),
+                StartPose {
+                    xyz: s.xyz,
+                    yaw: s.yaw_deg.to_radians(),
+                },
+            )
+        })
+        .collect();
+    Simulator::with_robots(&robots, world, SimSettings::for_scenario(world)).map_err(|e| e.to_string())
+}
+
+/// A port of a module as the simulator docks it, from the module catalog (Table 3.1's frames).
+pub fn port(catalog: &ModuleCatalog, robot: usize, name: &str) -> Result<Port, String> {
+    let kind = catalog
+        .modules
+        .get("wheelfoot")
+        .ok_or("the module catalog has no `wheelfoot` kind")?;
+    let p = kind
+        .ports
+        .get(name)
+        .ok_or_else(|| format!("the wheel-foot module has no port `{name}`"))?;
+    Ok(Port {
+        robot,
+        link: format!("{PREFIX}_{}", p.link),
+        frame: modbot_core::catalog::pose_deg(p.xyz, p.rpy_deg),
+    })
+}
+
+/// A port's pose in its module's foot frame with every joint at 0 (the rest pose the
+/// modules walk into their pre-connection points with).
+pub fn port_in_foot(catalog: &ModuleCatalog, name: &str) -> Result<Isometry3<f64>, String> {
+    let topology = Topology::resolve("wheelfoot", catalog).map_err(|e| e.to_string())?;
+    let tree = modbot_core::LinkTree::new(&topology);
+    let q = vec![0.0; topology.joint_names().len()];
+    let frames = tree.link_frames(&tree.forward(&q, &Isometry3::identity()).map_err(|e| e.to_string())?);
+    let p = port(catalog, 0, name)?;
+    let at = |link: &str| {
+        tree.links
+            .iter()
+            .position(|l| l.name == link)
+            .ok_or_else(|| format!("the wheel-foot module has no link `{link}`"))
+    };
+    let (foot, link) = (at(&format!("{PREFIX}_foot"))?, at(&p.link)?);
+    Ok(frames[foot].inverse() * frames[link] * p.frame)
+}
+
+/// Gap left between two ports by a pre-connection point aimed at the partner's port, m (the
+/// code's points leave 0.7–1.5 cm, record 0046).
+pub const STANDOFF_M: f64 = 0.01;
+
+/// The pre-connection pose of a module whose port `own_in_foot` is to meet the partner's
+/// port at world pose `partner`, `STANDOFF_M` short of it: the module's reference point
+/// and heading.
+pub fn pre_connection(partner: &Isometry3<f64>, own_in_foot: &Isometry3<f64>) -> Pose2 {
+    let axis = partner.rotation * Vector3::x();
+    let psi = axis.y.atan2(axis.x);
+    let own_axis = own_in_foot.rotation * Vector3::x();
+    let phi = own_axis.y.atan2(own_axis.x);
+    let yaw = psi + std::f64::consts::PI - phi;
+    let port = partner.translation.vector + axis * STANDOFF_M;
+    let (c, s) = (yaw.cos(), yaw.sin());
+    let o = own_in_foot.translation.vector;
+    Pose2 {
+        x: port.x - (c * o.x - s * o.y),
+        y: port.y - (s * o.x + c * o.y),
+        yaw: modbot_gaits::modular::wrap_rad(yaw),
+    }
+}
+
+/// Where a role is in its assembly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Walking to its staging point.
+    ToStaging,
+    /// At its staging point, waiting for its step-up rule.
+    Staged,
+    /// Walking to its pre-connection point.
+    ToPreConnection,
+    /// At its pre-connection point, waiting to link (Roles #5/#6 wait for Role#2).
+    AtPreConnection,
+    /// Linked.
+    Connected,
+}
+
+impl Stage {
+    /// The Lua's assembly counter: stages completed.
+    fn counter(self) -> usize {
+        match self {
+            Stage::ToStaging => 0,
+            Stage::Staged | Stage::ToPreConnection => 1,
+            Stage::AtPreConnection | Stage::Connected => 2,
+        }
+    }
+}
+
+/// What happened to one role.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoleLog {
+    /// The role, 2…6.
+    pub role: usize,
+    /// Its module (0 = Module#1).
+    pub module: usize,
+    /// When it reached its staging point, s.
+    pub staged_s: f64,
+    /// When it reached its pre-connection point, s.
+    pub pre_connection_s: f64,
+    /// When it docked, s.
+    pub docked_s: f64,
+    /// Its distance from the pre-connection point when it stopped, m.
+    pub stop_error_m: f64,
+    /// How its port met its partner's.
+    pub fit: DockFit,
+    /// Inchworm cycles it walked.
+    pub cycles: usize,
+    /// The roll its wheel port linked at, deg (0 for a port off the wheel).
+    pub wheel_roll_deg: f64,
+    /// Its FrontJoint's angle when it linked, deg.
+    pub fj_at_dock_deg: f64,
+}
+
+/// What an assembly did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssemblyOutcome {
+    /// The configuration.
+    pub configuration: Configuration,
+    /// Roles #2…#6 in the order they docked.
+    pub roles: Vec<RoleLog>,
+    /// Simulated time when the last role docked, s.
+    pub complete_s: f64,
+    /// Simulated time at the end (the initial pose taken), s.
+    pub end_s: f64,
+    /// How far Role#1's reference point moved during the assembly, m.
+    pub role1_drift_m: f64,
+}
+
+/// Why an assembly stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssemblyFailure {
+    /// The role concerned (0 if none).
+    pub role: usize,
+    /// What went wrong.
+    pub reason: String,
+}
+
+impl std::fmt::Display for AssemblyFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.role == 0 {
+            write!(f, "assembly: {}", self.reason)
+        } else {
+            write!(f, "assembly, Role#{}: {}", self.role, self.reason)
+        }
+    }
+}
+
+fn fail(role: usize, reason: impl Into<String>) -> AssemblyFailure {
+    AssemblyFailure {
+        role,
+        reason: reason.into(),
+    }
+}
+
+/// The rest pose of a lone module: foot (0, 0), wheel still, camera centred.
+fn rest(m: &ModuleJoints, out: &mut [JointTarget]) {
+    out[m.fj] = JointTarget::Velocity(0.0);
+    out[m.bj1] = JointTarget::Position(0.0);
+    out[m.bj2] = JointTarget::Position(0.0);
+    out[m.pan] = JointTarget::Position(0.0);
+    out[m.tilt] = JointTarget::Position(0.0);
+}
+
+/// A walking role's state.
+struct Walker {
+    target: &'static RoleTarget,
+    /// Its own port and its partner's.
+    ports: (Port, Port),
+    /// Its own port in its foot frame at rest.
+    own_in_foot: Isometry3<f64>,
+    /// The link of its partner's port.
+    partner_link: usize,
+    /// Its current goal.
+    goal: Pose2,
+    module: usize,
+    stage: Stage,
+    goto: Option<SingleGoto>,
+    log: RoleLog,
+    stage_started_s: f64,
+    cycles_before: usize,
+}
+
+fn goal_of(pose: Pose2) -> Goal {
+    Goal {
+        x: pose.x,
+        y: pose.y,
+        yaw: pose.yaw,
+    }
+}
+
+/// The drives of a configuration's FrontJoints: what the configuration's robot file gives
+/// each role's `front_joint` (a servo for the quadruped's hips and the body's wheels, a
+/// speed drive for the wheeled vehicle's wheels).
+fn front_joint_drives(configuration: Configuration) -> Result<[Drive; 6], String> {
+    let catalog = ModuleCatalog::builtin();
+    let topology = Topology::resolve(configuration.name(), &catalog).map_err(|e| e.to_string())?;
+    let robot = SimRobot::from_topology(&topology).map_err(|e| e.to_string())?;
+    let mut out = [Drive::Free; 6];
+    for (r, d) in out.iter_mut().enumerate() {
+        let name = format!("role{}_front_joint", r + 1);
+        let k = robot
+            .joint_names
+            .iter()
+            .position(|n| *n == name)
+            .ok_or_else(|| format!("robot `{}` has no joint `{name}`", configuration.name()))?;
+        *d = robot.drives[k];
+    }
+    Ok(out)
+}
+
+/// Assembles `configuration` from the fleet's modules with the roles `roles`, docking
+/// each role when its port is within [`LATCH`] of its partner's; then puts the FrontJoints
+/// into the configuration's mode and takes its initial pose. The simulator must hold only
+/// the fleet's lone modules, undocked.
+pub fn assemble(
+    sim: &mut Simulator,
+    fleet: &Fleet,
+    roles: &RoleAssignment,
+    configuration: Configuration,
+    table: StepTable,
+) -> Result<AssemblyOutcome, AssemblyFailure> {
+    let catalog = ModuleCatalog::builtin();
+    let n = sim.joint_names().len();
+    let dt = 1.0 / CONTROL_HZ;
+    let module_of = |role: usize| roles.modules[role - 1];
+    if roles.modules.iter().any(|&m| m >= fleet.modules.len()) {
+        return Err(fail(
+            0,
+            format!("the roles name modules beyond the fleet's {}", fleet.modules.len()),
+        ));
+    }
+    let role1 = fleet.pose(sim, module_of(1));
+    let start_s = sim.time();
+    let mut walkers: Vec<Walker> = (2..=6)
+        .map(|role| {
+            let target = role_target(configuration.name(), role).map_err(|e| fail(role, e.to_string()))?;
+            let robot_of = |r: usize| fleet.modules[module_of(r)].robot;
+            let own = port(&catalog, robot_of(role), target.port).map_err(|e| fail(role, e))?;
+            let theirs =
+                port(&catalog, robot_of(target.partner_role), target.partner_port).map_err(|e| fail(role, e))?;
+            let own_in_foot = port_in_foot(&catalog, target.port).map_err(|e| fail(role, e))?;
+            let partner_link = sim
+                .links_of(theirs.robot)
+                .find(|&l| sim.link_names()[l] == theirs.link)
+                .ok_or_else(|| fail(role, format!("the partner has no link `{}`", theirs.link)))?;
+            Ok(Walker {
+                target,
+                own_in_foot,
+                partner_link,
+                goal: target_pose(role1, target.stage1),
+                ports: (own, theirs),
+                module: module_of(role),
+                stage: Stage::ToStaging,
+                goto: None,
+                log: RoleLog {
+                    role,
+                    module: module_of(role),
+                    staged_s: f64::NAN,
+                    pre_connection_s: f64::NAN,
+                    docked_s: f64::NAN,
+                    stop_error_m: f64::NAN,
+                    fit: DockFit {
+                        distance_m: f64::NAN,
+                        axis_deg: f64::NAN,
+                        roll_deg: f64::NAN,
+                        twist_deg: f64::NAN,
+                    },
+                    cycles: 0,
+                    wheel_roll_deg: 0.0,
+                    fj_at_dock_deg: f64::NAN,
+                },
+                stage_started_s: start_s,
+                cycles_before: 0,
+            })
+        })
+        .collect::<Result<_, AssemblyFailure>>()?;
+    let bands = HeadingBands::default();
+    let goto = |m: usize, offset, forced: Option<Direction>| {
+        SingleGoto::new(
+            fleet.modules[m].joints,
+            n,
+            goal_of(target_pose(role1, offset)),
+            table,
+            forced,
+            bands,
+        )
+    };
+    let mut docked: Vec<RoleLog> = Vec::new();
+    let mut out = vec![JointTarget::Position(0.0); n];
+    let sensors = std::collections::BTreeMap::new();
+    let mut t = start_s;
+    loop {
+        let role2 = &walkers[0];
+        let (role2_counter, role2_connected) = (role2.stage.counter(), role2.stage == Stage::Connected);
+        // Step-up and start of each stage.
+        for w in walkers.iter_mut() {
+            match w.stage {
+                Stage::ToStaging if w.goto.is_none() => {
+                    w.goto = Some(goto(w.module, w.target.stage1, None));
+                    w.stage_started_s = t;
+                }
+                Stage::Staged if w.target.step_up.allows(1, role2_counter, role2_connected) => {
+                    let forced = match w.target.stage2_direction {
+                        ForcedDirection::LeastTime => None,
+                        ForcedDirection::Backward => Some(Direction::Backward),
+                    };
+                    w.goto = Some(goto(w.module, w.target.stage2, forced));
+                    w.stage = Stage::ToPreConnection;
+                    w.stage_started_s = t;
+                }
+                _ => {}
+            }
+        }
+        // Docking of the roles at their pre-connection points.
+        for i in 0..walkers.len() {
+            let role2_connected = walkers[0].stage == Stage::Connected;
+            let w = &walkers[i];
+            if w.stage != Stage::AtPreConnection || (w.target.connect_after_role2 && !role2_connected) {
+                continue;
+            }
+            let role = w.target.role;
+            let (own, theirs) = w.ports.clone();
+            let name = format!(
+                "role{role}.{}-role{}.{}",
+                w.target.port, w.target.partner_role, w.target.partner_port
+            );
+            // The wheel's connector has no keyed roll: a port on the wheel links at the roll
+            // it meets its partner with, and the FrontJoint's zero is taken there (record 0048).
+            let on_wheel = own.link.ends_with("_wheel_front");
+            let roll = if on_wheel {
+                let f0 = sim
+                    .port_fit(&theirs, &own, 0.0)
+                    .map_err(|e| fail(role, e.to_string()))?;
+                let residual = |r: f64| {
+                    sim.port_fit(&theirs, &own, r)
+                        .map(|f| f.roll_deg)
+                        .unwrap_or(f64::INFINITY)
+                };
+                if residual(f0.twist_deg) <= residual(-f0.twist_deg) {
+                    f0.twist_deg
+                } else {
+                    -f0.twist_deg
+                }
+            } else {
+                0.0
+            };
+            let fj_angle = sim.joint_positions()[fleet.modules[w.module].joints.fj];
+            let fit = sim.attach(&name, &theirs, &own, roll, &LATCH).map_err(|e| {
+                let now1 = fleet.pose(sim, module_of(1));
+                fail(
+                    role,
+                    format!(
+                        "{e} (it stopped {:.3} m from its pre-connection point {:?}, at {:?}; Role#1 has moved {:.3} m and turned {:.1}° since the start)",
+                        w.log.stop_error_m,
+                        w.goal,
+                        fleet.pose(sim, w.module),
+                        (now1.x - role1.x).hypot(now1.y - role1.y),
+                        (now1.yaw - role1.yaw).to_degrees()
+                    ),
+                )
+            })?;
+            let w = &mut walkers[i];
+            w.log.wheel_roll_deg = roll;
+            w.log.fj_at_dock_deg = fj_angle.to_degrees();
+            w.stage = Stage::Connected;
+            w.log.fit = fit;
+            w.log.docked_s = t;
+            docked.push(w.log.clone());
+        }
+        if walkers.iter().all(|w| w.stage == Stage::Connected) {
+            break;
+        }
+        // Control.
+        let q = sim.joint_positions();
+        let v = sim.joint_velocities();
+        let poses = sim.link_poses();
+        rest(&fleet.modules[module_of(1)].joints, &mut out);
+        // The goals hang from Role#1 as it is now, as the source's camera measured it.
+        let role1_now = fleet.pose(sim, module_of(1));
+        for w in walkers.iter_mut() {
+            let io = &fleet.modules[w.module];
+            match w.goto.as_mut() {
+                Some(g) if matches!(w.stage, Stage::ToStaging | Stage::ToPreConnection) => {
+                    let goal = if w.stage == Stage::ToStaging {
+                        target_pose(role1_now, w.target.stage1)
+                    } else {
+                        // Stage 2 aims at the partner's port as it is (record 0048).
+                        pre_connection(&(poses[w.partner_link] * w.ports.1.frame), &w.own_in_foot)
+                    };
+                    w.goal = goal;
+                    g.set_goal(goal_of(goal));
+                    let obs = Observation {
+                        time: t - w.stage_started_s,
+                        positions: &q,
+                        velocities: &v,
+                        base: poses[io.foot],
+                        sensors: &sensors,
+                    };
+                    g.step(dt, &obs, &mut out);
+                    // The latch catches its partner's port as soon as it is within reach.
+                    let caught = w.stage == Stage::ToPreConnection
+                        && sim
+                            .port_fit(&w.ports.1, &w.ports.0, 0.0)
+                            .is_ok_and(|f| f.distance_m <= LATCH.position_m && f.axis_deg <= LATCH.axis_deg);
+                    if caught || g.phase() == GotoPhase::Done {
+                        let here = fleet.pose(sim, w.module);
+                        let goal = w.goal;
+                        w.log.cycles = w.cycles_before + g.gait_cycles();
+                        w.cycles_before = w.log.cycles;
+                        if w.stage == Stage::ToStaging {
+                            w.stage = Stage::Staged;
+                            w.log.staged_s = t;
+                        } else {
+                            w.stage = Stage::AtPreConnection;
+                            w.log.pre_connection_s = t;
+                            w.log.stop_error_m = (here.x - goal.x).hypot(here.y - goal.y);
+                        }
+                        w.goto = None;
+                        rest(&io.joints, &mut out);
+                    } else if t - w.stage_started_s > STAGE_TIMEOUT_S {
+                        let here = fleet.pose(sim, w.module);
+                        let goal = w.goal;
+                        return Err(fail(
+                            w.target.role,
+                            format!(
+                                "did not reach its {} point in {STAGE_TIMEOUT_S} s: {:.3} m from it",
+                                if w.stage == Stage::ToStaging {
+                                    "staging"
+                                } else {
+                                    "pre-connection"
+                                },
+                                (here.x - goal.x).hypot(here.y - goal.y)
+                            ),
+                        ));
+                    }
+                }
+                _ => rest(&io.joints, &mut out),
+            }
+        }
+        // A module docked into the configuration keeps holding its rest pose until all are.
+        let targets: Vec<f64> = out.iter().map(JointTarget::value).collect();
+        sim.set_targets(&targets).map_err(|e| fail(0, e.to_string()))?;
+        t += dt;
+        sim.advance_to(t).map_err(|e| fail(0, e.to_string()))?;
+    }
+    let complete_s = t;
+    let end1 = fleet.pose(sim, module_of(1));
+    let role1_drift_m = (end1.x - role1.x).hypot(end1.y - role1.y);
+
+    // conf_init: the FrontJoints into the configuration's mode, then its initial pose.
+    let drives = front_joint_drives(configuration).map_err(|e| fail(0, e))?;
+    for (r, d) in drives.iter().enumerate() {
+        let joint = fleet.modules[module_of(r + 1)].joints.fj;
+        sim.set_drive(joint, *d).map_err(|e| fail(r + 1, e.to_string()))?;
+    }
+    let role_joints = fleet.role_joints(roles);
+    let mut init: Box<dyn Controller> = match configuration {
+        Configuration::Quadruped => Box::new(QuadWalk::new("stand", role_joints, n, QuadGait::Stand)),
+        Configuration::Wheeled => Box::new(WheeledDrive::new(
+            "stand",
+            role_joints,
+            n,
+            WheeledPose::Normal,
+            WheelCommand::Stop,
+            1.0,
+        )),
+    };
+    let base_link = fleet.modules[module_of(1)].foot;
+    let init_start = t;
+    while t < init_start + CONF_INIT_S - 1e-9 {
+        let q = sim.joint_positions();
+        let v = sim.joint_velocities();
+        let obs = Observation {
+            time: t - init_start,
+            positions: &q,
+            velocities: &v,
+            base: sim.link_poses()[base_link],
+            sensors: &sensors,
+        };
+        init.step(dt, &obs, &mut out);
+        let targets: Vec<f64> = out.iter().map(JointTarget::value).collect();
+        sim.set_targets(&targets).map_err(|e| fail(0, e.to_string()))?;
+        t += dt;
+        sim.advance_to(t).map_err(|e| fail(0, e.to_string()))?;
+    }
+    Ok(AssemblyOutcome {
+        configuration,
+        roles: docked,
+        complete_s,
+        end_s: t,
+        role1_drift_m,
+    })
+}
