@@ -8,7 +8,7 @@ and Nav2 ask for); once each has delivered 5 messages it records the graph's vie
 topics and of /clock (types, publishers' QoS), sets the `gait` parameter of {ns}/{node} through the parameter
 service (rcl_interfaces/SetParameters), reads it back, tries a gait that does not exist,
 counts what arrives on every --listen topic (with the QoS profile a ROS user picks for that
-kind of topic), dumps the parameters of every --dump node as `ros2 param dump` does (list_parameters, then
+kind of topic) while publishing every --publish message at 5 Hz, dumps the parameters of every --dump node as `ros2 param dump` does (list_parameters, then
 get_parameters, and describe_parameters), optionally publishes a modbot_msgs/GaitCommand (--command-gait; modbot_msgs built for rclpy
 by build_modbot_msgs.sh) and drives a second sim_node (--drive-sim), keeps listening for 3 s
 and prints one JSON object. Exit 0 when everything arrived and the valid set succeeded.
@@ -79,6 +79,30 @@ def listen(node, specs):
         counts[topic] = 0
         node.create_subscription(cls, topic, lambda m, t=topic: counts.__setitem__(t, counts[t] + 1), qos)
     return counts
+
+
+def publish(node, specs):
+    """Publishes every `TOPIC=pkg/msg/Type=field.path:value,...` in `specs` at 5 Hz (default
+    QoS) for as long as the peer spins: the inputs that make event-driven nodes speak (a
+    goal for the planner, a twist for teleop). A value that parses as a number is one."""
+    import importlib
+    for spec in specs:
+        topic, ty, fields = spec.split("=", 2)
+        pkg, _, name = ty.split("/")
+        msg = getattr(importlib.import_module(f"{pkg}.msg"), name)()
+        for f in filter(None, fields.split(",")):
+            path, value = f.split(":", 1)
+            *parents, leaf = path.split(".")
+            obj = msg
+            for part in parents:
+                obj = getattr(obj, part)
+            try:
+                current = getattr(obj, leaf)
+                setattr(obj, leaf, type(current)(float(value)) if not isinstance(current, str) else value)
+            except ValueError:
+                setattr(obj, leaf, value)
+        pub = node.create_publisher(type(msg), topic, 10)
+        node.create_timer(0.2, lambda p=pub, m=msg: p.publish(m))
 
 
 def call(node, client, request, timeout):
@@ -188,12 +212,15 @@ def main():
     ap.add_argument("--command-gait", default="", help="then publish a modbot_msgs/GaitCommand for this gait")
     ap.add_argument("--listen", action="append", default=[],
                     help="TOPIC=pkg/msg/Type=default|sensor|latched: count what arrives (repeatable)")
+    ap.add_argument("--publish", action="append", default=[],
+                    help="TOPIC=pkg/msg/Type=field.path:value,...: publish at 5 Hz (repeatable)")
     ap.add_argument("--dump", action="append", default=[],
                     help="fully qualified node whose parameters to dump as `ros2 param dump` does (repeatable)")
     a = ap.parse_args()
     rclpy.init()
     peer = Peer(a.ns)
     listened = listen(peer, a.listen)
+    publish(peer, a.publish)
     target = f"{a.ns}/{a.node}"
     deadline = time.time() + a.timeout
     while time.time() < deadline and min(peer.counts.values()) < 5:

@@ -38,6 +38,8 @@ pub const CONTROL_HZ: f64 = 100.0;
 pub const PREFIX: &str = "m1";
 /// Simulated time one stage may take before the assembly gives up, s.
 pub const STAGE_TIMEOUT_S: f64 = 120.0;
+/// A module links once both its foot joints are this close to rest, deg.
+pub const SETTLED_DEG: f64 = 1.0;
 /// Time the finished configuration is given to take its initial pose, s.
 pub const CONF_INIT_S: f64 = 3.0;
 
@@ -259,6 +261,9 @@ pub enum Stage {
     Staged,
     /// Walking to its pre-connection point.
     ToPreConnection,
+    /// Its port within the latch's reach: stopped, its foot going to rest before it links
+    /// (a module caught mid-step would be welded with its foot lifted).
+    Settling,
     /// At its pre-connection point, waiting to link (Roles #5/#6 wait for Role#2).
     AtPreConnection,
     /// Linked.
@@ -270,7 +275,7 @@ impl Stage {
     fn counter(self) -> usize {
         match self {
             Stage::ToStaging => 0,
-            Stage::Staged | Stage::ToPreConnection => 1,
+            Stage::Staged | Stage::ToPreConnection | Stage::Settling => 1,
             Stage::AtPreConnection | Stage::Connected => 2,
         }
     }
@@ -537,6 +542,16 @@ pub fn assemble(
             let fj_angle = sim.joint_positions()[fleet.modules[w.module].joints.fj];
             let fit = sim.attach(&name, &theirs, &own, roll, &LATCH).map_err(|e| {
                 let now1 = fleet.pose(sim, module_of(1));
+                let poses = sim.link_poses();
+                let link_of = |p: &Port| sim.links_of(p.robot).find(|&l| sim.link_names()[l] == p.link).unwrap_or(0);
+                let at = |p: &Port| (poses[link_of(p)] * p.frame).translation.vector;
+                let model = (poses[fleet.modules[w.module].foot] * w.own_in_foot).translation.vector;
+                let e = format!(
+                    "{e}; own port at {:?} (its model says {:?}), partner's at {:?}",
+                    at(&own).as_slice(),
+                    model.as_slice(),
+                    at(&theirs).as_slice()
+                );
                 fail(
                     role,
                     format!(
@@ -587,8 +602,14 @@ pub fn assemble(
                         sensors: &sensors,
                     };
                     g.step(dt, &obs, &mut out);
-                    // The latch catches its partner's port as soon as it is within reach.
+                    // The latch catches its partner's port as soon as it is within reach with
+                    // the foot at rest, between two steps (caught mid-step, the module would be
+                    // welded with its foot lifted).
+                    let at_rest = [io.joints.bj1, io.joints.bj2]
+                        .iter()
+                        .all(|&k| q[k].abs() < SETTLED_DEG.to_radians());
                     let caught = w.stage == Stage::ToPreConnection
+                        && at_rest
                         && sim
                             .port_fit(&w.ports.1, &w.ports.0, 0.0)
                             .is_ok_and(|f| f.distance_m <= LATCH.position_m && f.axis_deg <= LATCH.axis_deg);
@@ -601,7 +622,7 @@ pub fn assemble(
                             w.stage = Stage::Staged;
                             w.log.staged_s = t;
                         } else {
-                            w.stage = Stage::AtPreConnection;
+                            w.stage = Stage::Settling;
                             w.log.pre_connection_s = t;
                             w.log.stop_error_m = (here.x - goal.x).hypot(here.y - goal.y);
                         }
@@ -624,7 +645,16 @@ pub fn assemble(
                         ));
                     }
                 }
-                _ => rest(&io.joints, &mut out),
+                _ => {
+                    if w.stage == Stage::Settling
+                        && [io.joints.bj1, io.joints.bj2]
+                            .iter()
+                            .all(|&k| q[k].abs() < SETTLED_DEG.to_radians())
+                    {
+                        w.stage = Stage::AtPreConnection;
+                    }
+                    rest(&io.joints, &mut out);
+                }
             }
         }
         // A module docked into the configuration keeps holding its rest pose until all are.

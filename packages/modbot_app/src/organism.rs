@@ -946,7 +946,9 @@ pub fn organism_launch(
         let _ = writeln!(
             s,
             "  - node:\n      pkg: modbot_ros\n      exec: module_node\n      name: module_node\n      \
-             namespace: {}\n      param:\n      - {{name: use_sim_time, value: true}}\n      \
+             namespace: {}\n      param:\n      \
+             - {{from: $(find-pkg-share modbot_bringup)/config/params/module_node.yaml}}\n      \
+             - {{name: use_sim_time, value: true}}\n      \
              - {{name: ir_threshold, value: [{}]}}\n      - {{name: max_level, value: {}}}\n      \
              - {{name: half_period, value: {}}}\n      - {{name: handshake_every, value: {}}}\n      \
              - {{name: timeout_ticks, value: {}}}\n      - {{name: obstacle_every, value: {}}}\n      \

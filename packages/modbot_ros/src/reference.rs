@@ -154,8 +154,8 @@ fn node_endpoints(exec: &str) -> Result<Vec<(Endpoint, Vec<&'static str>)>, Stri
         "gait_node" => vec![
             ("", vec![]),
             (
-                "a wheel-foot robot (robot:=quadruped gait:=trot)",
-                vec![("robot", s("quadruped")), ("gait", s("trot"))],
+                "a wheel-foot robot with wheels (robot:=wheeled gait:=drive)",
+                vec![("robot", s("wheeled")), ("gait", s("drive"))],
             ),
         ],
         "sim_node" => vec![

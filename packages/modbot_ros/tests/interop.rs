@@ -151,24 +151,62 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
         sim_node(),
         &["--ros-args", "-r", "__ns:=/driven", "-p", "robot:=pp:4"],
     );
-    // One node of every other kind, for the parameter dump.
+    // One node of every other kind, for the parameter dump and for rclpy to listen to. The
+    // planner plans in /plan from the goal rclpy sends and the odometry of a third simulator
+    // in /others, where the executive takes its plan and publishes its own goals (a
+    // namespace apart from the goal rclpy sends, so that what rclpy counts on `goal_pose`
+    // is the executive's); teleop turns rclpy's twist into gait commands in /teleop.
+    // A wheeled vehicle, whose gait_node also commands wheel speeds.
+    let _sim_w = NodeProc::spawn_on(
+        backend,
+        sim_node(),
+        &["--ros-args", "-r", "__ns:=/wheeled", "-p", "robot:=wheeled"],
+    );
+    let _gait_w = NodeProc::spawn_on(
+        backend,
+        gait_node(),
+        &[
+            "--ros-args",
+            "-r",
+            "__ns:=/wheeled",
+            "-p",
+            "robot:=wheeled",
+            "-p",
+            "gait:=drive",
+        ],
+    );
     let flat = repo_root().join("worlds/flat.yaml").display().to_string();
-    let others: Vec<(&str, Vec<String>)> = vec![
+    let _sim3 = NodeProc::spawn_on(
+        backend,
+        sim_node(),
+        &["--ros-args", "-r", "__ns:=/others", "-p", "robot:=py:8"],
+    );
+    let others: Vec<(&str, &str, Vec<String>, Vec<String>)> = vec![
         (
             "planner_node",
+            "/plan",
             vec![
                 format!("scenario:={flat}"),
                 "available:=[snake]".into(),
                 "start_configuration:=snake".into(),
             ],
+            vec!["odom:=/others/odom".into()],
         ),
-        ("executive_node", vec!["configuration:=snake".into()]),
-        ("teleop_node", vec!["robot:=py:8".into()]),
-        ("module_node", vec![]),
+        (
+            "executive_node",
+            "/others",
+            vec!["configuration:=snake".into()],
+            vec!["strategic_plan:=/plan/strategic_plan".into()],
+        ),
+        ("teleop_node", "/teleop", vec!["robot:=py:8".into()], vec![]),
+        ("module_node", "/others", vec![], vec![]),
     ];
     let mut other_procs = Vec::new();
-    for (exec, params) in &others {
-        let mut argv = vec!["--ros-args".to_string(), "-r".into(), "__ns:=/others".into()];
+    for (exec, ns, params, remaps) in &others {
+        let mut argv = vec!["--ros-args".to_string(), "-r".into(), format!("__ns:={ns}")];
+        for r in remaps {
+            argv.extend(["-r".to_string(), r.clone()]);
+        }
         for p in params {
             argv.extend(["-p".to_string(), p.clone()]);
         }
@@ -181,36 +219,57 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
         };
         other_procs.push(NodeProc::spawn_on(backend, bin, &argv));
     }
-    // Every topic gait_node and sim_node publish, from their own code (as the reference page
-    // lists them), subscribed by rclpy with the profile a ROS user picks for that kind: the
+    // Every topic every node publishes, from its own code (as the reference page lists
+    // them), subscribed by rclpy with the profile a ROS user picks for that kind: the
     // default for reliable topics, sensor data for best-effort ones, transient local for
     // latched ones.
     let mut listen = Vec::new();
-    for (exec, params) in [
-        ("sim_node", vec![("robot", ParamValue::Str("py:8".into()))]),
-        (
-            "gait_node",
-            vec![
-                ("robot", ParamValue::Str("py:8".into())),
-                ("gait", ParamValue::Str("straight".into())),
-            ],
-        ),
-    ] {
-        for (name, ty, qos) in modbot_ros::reference::publications(exec, &params).expect("publications") {
+    let mut listen_to = |exec: &str, ns: &str, params: &[(&str, ParamValue)]| {
+        for (name, ty, qos) in modbot_ros::reference::publications(exec, params).expect("publications") {
             let topic = if name.starts_with('/') {
                 name
             } else {
-                format!("/snake1/{name}")
+                format!("{ns}/{name}")
             };
             let kind = match qos {
                 Qos::SensorData | Qos::Clock => "sensor",
                 Qos::Latched => "latched",
                 Qos::Reliable => "default",
             };
-            listen.push(format!("{topic}={ty}={kind}"));
+            let spec = format!("{topic}={ty}={kind}");
+            if !listen.contains(&spec) {
+                listen.push(spec);
+            }
         }
+    };
+    listen_to("sim_node", "/snake1", &[("robot", ParamValue::Str("py:8".into()))]);
+    listen_to(
+        "gait_node",
+        "/snake1",
+        &[
+            ("robot", ParamValue::Str("py:8".into())),
+            ("gait", ParamValue::Str("straight".into())),
+        ],
+    );
+    listen_to(
+        "gait_node",
+        "/wheeled",
+        &[
+            ("robot", ParamValue::Str("wheeled".into())),
+            ("gait", ParamValue::Str("drive".into())),
+        ],
+    );
+    for (exec, ns, params, _) in &others {
+        let params: Vec<(&str, ParamValue)> = params
+            .iter()
+            .map(|kv| {
+                let (k, v) = kv.split_once(":=").expect("k:=v");
+                (k, ParamValue::parse_yaml(v).expect("a -p value"))
+            })
+            .collect();
+        listen_to(exec, ns, &params);
     }
-    assert!(listen.len() >= 7, "{listen:?}");
+    assert!(listen.len() >= 20, "{listen:?}");
     let mut probe = probe("interop_probe");
     let state = probe
         .subscription::<GaitState>("/snake1/gait/state", Qos::Reliable)
@@ -230,10 +289,16 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
         .args(["--drive-sim", "/driven", "--joints", "4", "--command-gait", "rolling"])
         .args(["--dump", "/snake1/gait_node", "--dump", "/snake1/sim_node"])
         .args(listen.iter().flat_map(|l| ["--listen".to_string(), l.clone()]))
+        .args([
+            "--publish",
+            "/plan/goal_pose=geometry_msgs/msg/PoseStamped=header.frame_id:map,pose.position.x:1.0,pose.orientation.w:1.0",
+            "--publish",
+            "/teleop/cmd_vel=geometry_msgs/msg/Twist=linear.x:0.2",
+        ])
         .args(
             others
                 .iter()
-                .flat_map(|(exec, _)| ["--dump".to_string(), format!("/others/{exec}")]),
+                .flat_map(|(exec, ns, _, _)| ["--dump".to_string(), format!("{ns}/{exec}")]),
         )
         .env("PYTHONPATH", msgs_pythonpath())
         .env("LD_LIBRARY_PATH", msgs_prefix().join("lib"))
@@ -304,7 +369,7 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
     .chain(
         others
             .iter()
-            .map(|(exec, p)| (format!("/others/{exec}"), *exec, p.clone())),
+            .map(|(exec, ns, p, _)| (format!("{ns}/{exec}"), *exec, p.clone())),
     )
     .collect();
     for (fq, exec, set) in &started {

@@ -64,3 +64,38 @@ fn no_parameter_file_is_left_for_a_node_that_is_gone() {
         assert!(NODES.contains(&exec), "{PARAMS_DIR}/{name} belongs to no node");
     }
 }
+
+/// Every node's parameter file is loaded by a shipped launch file that starts that node
+/// (issue 19: "a parameter file per node that the nodes load"), as the first entry of its
+/// parameters so that the launch's own values override it.
+#[test]
+fn every_parameter_file_is_loaded_where_its_node_is_launched() {
+    let mut launches = Vec::new();
+    for e in std::fs::read_dir(root().join("launch")).unwrap() {
+        let path = e.unwrap().path();
+        if path.to_string_lossy().ends_with(".launch.yaml") {
+            launches.push((path.clone(), std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+    for exec in NODES {
+        let from = format!("{{from: $(find-pkg-share modbot_bringup)/{PARAMS_DIR}/{exec}.yaml}}");
+        let mut loaded = 0;
+        for (path, text) in &launches {
+            // Each `exec: <node>` block of the file must load the node's file first.
+            let blocks: Vec<&str> = text
+                .split("  - node:")
+                .filter(|b| b.contains(&format!("exec: {exec}\n")))
+                .collect();
+            for b in &blocks {
+                let first_param = b.split("param:\n").nth(1).and_then(|p| p.lines().next()).unwrap_or("");
+                assert!(
+                    first_param.trim_start().trim_start_matches("- ") == from,
+                    "{}: {exec} does not load {from} first (its first parameter is `{first_param}`)",
+                    path.display()
+                );
+                loaded += 1;
+            }
+        }
+        assert!(loaded > 0, "no launch file starts {exec} with {from}");
+    }
+}
