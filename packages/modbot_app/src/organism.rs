@@ -929,6 +929,7 @@ pub fn organism_launch(
     let _ = writeln!(
         s,
         "  - node:\n      pkg: modbot_ros\n      exec: sim_node\n      name: sim_node\n      param:\n      \
+         - {{from: $(find-pkg-share modbot_bringup)/config/params/sim_node.yaml}}\n      \
          - {{name: organism, value: \"{organism}\"}}\n      - {{name: pitched, value: {pitched}}}\n      \
          - {{name: no_tail, value: {no_tail}}}\n      - {{name: engine, value: native}}\n      \
          - {{name: world, value: $(find-pkg-share modbot_bringup)/worlds/$(var world).yaml}}\n      \

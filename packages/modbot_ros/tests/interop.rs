@@ -195,12 +195,21 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
         (
             "executive_node",
             "/others",
-            vec!["configuration:=snake".into()],
+            // A row that takes more than a second asks the planner again (goal_pose).
+            vec!["configuration:=snake".into(), "row_timeout_s:=1.0".into()],
             vec!["strategic_plan:=/plan/strategic_plan".into()],
         ),
         ("teleop_node", "/teleop", vec!["robot:=py:8".into()], vec![]),
-        ("module_node", "/others", vec![], vec![]),
+        // A two-module caterpillar organism in /org (as `modbot export launch caterpillar:2`
+        // wires it): its modules talk hormones and sim_node publishes their sensors.
+        ("module_node", "/org/m1", vec![], vec!["in/B:=/org/m2/out/F".into()]),
+        ("module_node", "/org/m2", vec![], vec!["in/F:=/org/m1/out/B".into()]),
     ];
+    let _sim_org = NodeProc::spawn_on(
+        backend,
+        sim_node(),
+        &["--ros-args", "-r", "__ns:=/org", "-p", "organism:=caterpillar:2"],
+    );
     let mut other_procs = Vec::new();
     for (exec, ns, params, remaps) in &others {
         let mut argv = vec!["--ros-args".to_string(), "-r".into(), format!("__ns:={ns}")];
@@ -224,8 +233,11 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
     // default for reliable topics, sensor data for best-effort ones, transient local for
     // latched ones.
     let mut listen = Vec::new();
-    let mut listen_to = |exec: &str, ns: &str, params: &[(&str, ParamValue)]| {
+    let mut listen_to_some = |exec: &str, ns: &str, params: &[(&str, ParamValue)], keep: &dyn Fn(&str) -> bool| {
         for (name, ty, qos) in modbot_ros::reference::publications(exec, params).expect("publications") {
+            if !keep(&name) {
+                continue;
+            }
             let topic = if name.starts_with('/') {
                 name
             } else {
@@ -242,6 +254,8 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
             }
         }
     };
+    let mut listen_to =
+        |exec: &str, ns: &str, params: &[(&str, ParamValue)]| listen_to_some(exec, ns, params, &|_| true);
     listen_to("sim_node", "/snake1", &[("robot", ParamValue::Str("py:8".into()))]);
     listen_to(
         "gait_node",
@@ -252,6 +266,11 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
         ],
     );
     listen_to(
+        "sim_node",
+        "/org",
+        &[("organism", ParamValue::Str("caterpillar:2".into()))],
+    );
+    listen_to(
         "gait_node",
         "/wheeled",
         &[
@@ -259,7 +278,7 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
             ("gait", ParamValue::Str("drive".into())),
         ],
     );
-    for (exec, ns, params, _) in &others {
+    for (exec, ns, params, remaps) in &others {
         let params: Vec<(&str, ParamValue)> = params
             .iter()
             .map(|kv| {
@@ -267,7 +286,13 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
                 (k, ParamValue::parse_yaml(v).expect("a -p value"))
             })
             .collect();
-        listen_to(exec, ns, &params);
+        // A module sends hormone frames only through its docked connectors (module_node's
+        // docs): m1's B and m2's F here, the sides wired to a neighbour.
+        let docked = |name: &str| {
+            name.strip_prefix("out/")
+                .is_none_or(|side| remaps.iter().any(|r| r.starts_with(&format!("in/{side}:="))))
+        };
+        listen_to_some(exec, ns, &params, &docked);
     }
     assert!(listen.len() >= 20, "{listen:?}");
     let mut probe = probe("interop_probe");
