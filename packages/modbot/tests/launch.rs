@@ -335,3 +335,38 @@ fn a_node_exit_stops_the_launch_only_with_on_exit_shutdown() {
         );
     }
 }
+
+/// `teleop:=true` adds teleop_node to the simulator launch, in the robot's namespace, loading
+/// its parameter file first; without it there is none.
+#[test]
+fn sim_launch_starts_teleop_on_request() {
+    let o = modbot(&[
+        "launch",
+        "launch/sim.launch.yaml",
+        "--print",
+        "robot:=py_8",
+        "gait:=straight",
+        "namespace:=snake3",
+        "teleop:=true",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let teleop: Vec<&str> = text.lines().filter(|l| l.contains("node teleop_node")).collect();
+    assert_eq!(teleop.len(), 1, "{text}");
+    assert!(
+        teleop[0].contains("__ns:=/snake3")
+            && teleop[0].contains("config/params/teleop_node.yaml")
+            && teleop[0].contains("robot:=py_8"),
+        "{}",
+        teleop[0]
+    );
+    let o = modbot(&[
+        "launch",
+        "launch/sim.launch.yaml",
+        "--print",
+        "robot:=py_8",
+        "gait:=straight",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("teleop_node"));
+}
