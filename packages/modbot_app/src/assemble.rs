@@ -38,6 +38,9 @@ pub const CONTROL_HZ: f64 = 100.0;
 pub const PREFIX: &str = "m1";
 /// Simulated time one stage may take before the assembly gives up, s.
 pub const STAGE_TIMEOUT_S: f64 = 120.0;
+/// A walking module's latch closes by itself when its port passes this close to its
+/// partner's between two steps, m (the default docking tolerance, record 0030).
+pub const CATCH_M: f64 = 0.02;
 /// A module links once both its foot joints are this close to rest, deg.
 pub const SETTLED_DEG: f64 = 1.0;
 /// Time the finished configuration is given to take its initial pose, s.
@@ -50,8 +53,8 @@ pub const CONF_INIT_S: f64 = 3.0;
 /// within 1° by the controller, the rest is the module's pitch on uneven contact.
 pub const LATCH: DockTolerance = DockTolerance {
     position_m: 0.03,
-    axis_deg: 30.0,
-    roll_deg: 30.0,
+    axis_deg: 8.0,
+    roll_deg: 8.0,
 };
 
 /// The inchworm steps and cycle times measured in this simulator at μ = 1.0 (Tables
@@ -319,6 +322,68 @@ pub struct AssemblyOutcome {
     pub end_s: f64,
     /// How far Role#1's reference point moved during the assembly, m.
     pub role1_drift_m: f64,
+    /// Each role's FrontJoint zero in the configuration: the configuration's angle is the
+    /// encoder's plus this, rad (Role#1 first).
+    pub fj_offsets: [f64; 6],
+}
+
+/// A configuration's controller on docked modules: each FrontJoint is read and commanded
+/// in the configuration's terms, `nominal = encoder + offset` ([`AssemblyOutcome::fj_offsets`]).
+/// A leg docked by its wheel port took its zero where its wheel linked; every other
+/// FrontJoint reads 0 where the assembly completed.
+pub struct Rereferenced {
+    inner: Box<dyn Controller>,
+    offsets: Vec<(usize, f64)>,
+    q: Vec<f64>,
+}
+
+impl Rereferenced {
+    /// `inner` (a controller of the configuration, on the fleet's joint indices) with the
+    /// outcome's FrontJoint zeros.
+    pub fn new(inner: Box<dyn Controller>, fleet: &Fleet, roles: &RoleAssignment, outcome: &AssemblyOutcome) -> Self {
+        let joints = fleet.role_joints(roles);
+        Rereferenced {
+            inner,
+            offsets: joints.iter().zip(outcome.fj_offsets).map(|(j, c)| (j.fj, c)).collect(),
+            q: Vec::new(),
+        }
+    }
+}
+
+impl Controller for Rereferenced {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn joint_count(&self) -> usize {
+        self.inner.joint_count()
+    }
+
+    fn step(&mut self, dt: f64, obs: &Observation<'_>, out: &mut [JointTarget]) {
+        self.q.clear();
+        self.q.extend_from_slice(obs.positions);
+        for &(k, c) in &self.offsets {
+            self.q[k] += c;
+        }
+        let seen = Observation {
+            positions: &self.q,
+            ..*obs
+        };
+        self.inner.step(dt, &seen, out);
+        for &(k, c) in &self.offsets {
+            if let JointTarget::Position(p) = out[k] {
+                out[k] = JointTarget::Position(p - c);
+            }
+        }
+    }
+
+    fn period(&self) -> Option<f64> {
+        self.inner.period()
+    }
+
+    fn completed_cycles(&self) -> usize {
+        self.inner.completed_cycles()
+    }
 }
 
 /// Why an assembly stopped.
@@ -612,7 +677,7 @@ pub fn assemble(
                         && at_rest
                         && sim
                             .port_fit(&w.ports.1, &w.ports.0, 0.0)
-                            .is_ok_and(|f| f.distance_m <= LATCH.position_m && f.axis_deg <= LATCH.axis_deg);
+                            .is_ok_and(|f| f.distance_m <= CATCH_M && f.axis_deg <= LATCH.axis_deg);
                     if caught || g.phase() == GotoPhase::Done {
                         let here = fleet.pose(sim, w.module);
                         let goal = w.goal;
@@ -667,6 +732,29 @@ pub fn assemble(
     let end1 = fleet.pose(sim, module_of(1));
     let role1_drift_m = (end1.x - role1.x).hypot(end1.y - role1.y);
 
+    // The FrontJoints' zeros in the configuration.
+    let q = sim.joint_positions();
+    let mut fj_offsets = [0.0; 6];
+    for (r, c) in fj_offsets.iter_mut().enumerate() {
+        let fj = q[fleet.modules[module_of(r + 1)].joints.fj];
+        let roll = docked
+            .iter()
+            .find(|l| l.role == r + 1 && l.wheel_roll_deg != 0.0)
+            .map(|l| l.wheel_roll_deg.to_radians());
+        *c = match roll {
+            Some(roll) => modbot_gaits::modular::wrap_rad(fj + roll) - fj,
+            None => -fj,
+        };
+    }
+    let outcome = AssemblyOutcome {
+        configuration,
+        roles: docked,
+        complete_s: t,
+        end_s: t,
+        role1_drift_m: 0.0,
+        fj_offsets,
+    };
+
     // conf_init: the FrontJoints into the configuration's mode, then its initial pose.
     let drives = front_joint_drives(configuration).map_err(|e| fail(0, e))?;
     for (r, d) in drives.iter().enumerate() {
@@ -674,7 +762,7 @@ pub fn assemble(
         sim.set_drive(joint, *d).map_err(|e| fail(r + 1, e.to_string()))?;
     }
     let role_joints = fleet.role_joints(roles);
-    let mut init: Box<dyn Controller> = match configuration {
+    let init: Box<dyn Controller> = match configuration {
         Configuration::Quadruped => Box::new(QuadWalk::new("stand", role_joints, n, QuadGait::Stand)),
         Configuration::Wheeled => Box::new(WheeledDrive::new(
             "stand",
@@ -685,6 +773,7 @@ pub fn assemble(
             1.0,
         )),
     };
+    let mut init = Rereferenced::new(init, fleet, roles, &outcome);
     let base_link = fleet.modules[module_of(1)].foot;
     let init_start = t;
     while t < init_start + CONF_INIT_S - 1e-9 {
@@ -704,10 +793,9 @@ pub fn assemble(
         sim.advance_to(t).map_err(|e| fail(0, e.to_string()))?;
     }
     Ok(AssemblyOutcome {
-        configuration,
-        roles: docked,
         complete_s,
         end_s: t,
         role1_drift_m,
+        ..outcome
     })
 }

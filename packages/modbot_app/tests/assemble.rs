@@ -7,11 +7,18 @@
 
 use std::path::PathBuf;
 
-use modbot_app::assemble::{Configuration, Fleet, LATCH, SIMULATED_MU1, assemble, fleet_simulator};
+use std::collections::BTreeMap;
+
+use modbot_app::assemble::{Configuration, Fleet, LATCH, Rereferenced, SIMULATED_MU1, assemble, fleet_simulator};
 use modbot_core::Scenario;
+use modbot_core::{ModuleCatalog, Topology};
+use modbot_gaits::modular::quadruped::{QuadGait, QuadWalk};
+use modbot_gaits::modular::{ModuleJoints, yaw_of};
+use modbot_gaits::{Controller, JointTarget, Observation};
 use modbot_planner::assembly::{StagingOrigin, distribute_roles};
 use modbot_planner::sequencer::Pose2;
 use modbot_sim::{Drive, Servo};
+use modbot_sim::{SimRobot, SimSettings, Simulator};
 
 fn mission() -> Scenario {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../worlds/strategic_mission.yaml");
@@ -23,6 +30,7 @@ fn run(configuration: Configuration) {
     let mut sim = fleet_simulator(&world).unwrap();
     let fleet = Fleet::of(&sim).unwrap();
     sim.advance_to(0.5).unwrap();
+    let lying_com_z = sim.com().z;
     let poses: Vec<Pose2> = (0..6).map(|i| fleet.pose(&sim, i)).collect();
     let roles = distribute_roles(&poses, StagingOrigin::DetPoint).unwrap();
     let wall = std::time::Instant::now();
@@ -55,10 +63,148 @@ fn run(configuration: Configuration) {
         assert!(r.fit.distance_m <= LATCH.position_m, "{r:?}");
     }
     assert_eq!(sim.link_groups().len(), 1, "all six modules move as one tree");
+    // Assembled from lone modules, the quadruped stands and trots as the shipped one does.
+    if configuration == Configuration::Quadruped {
+        let joints = fleet.role_joints(&roles);
+        let n = sim.joint_names().len();
+        let base = fleet.modules[roles.modules[0]].foot;
+        let mut stand = Rereferenced::new(
+            Box::new(QuadWalk::new("stand", joints, n, QuadGait::Stand)),
+            &fleet,
+            &roles,
+            &out,
+        );
+        let stood = drive(&mut sim, &mut stand, base, 2.0);
+        let mut trot = Rereferenced::new(
+            Box::new(QuadWalk::new(
+                "trot",
+                joints,
+                n,
+                QuadGait::Trot {
+                    s: 30.0,
+                    r: 0.0,
+                    l: 0.0,
+                },
+            )),
+            &fleet,
+            &roles,
+            &out,
+        );
+        let trotted = drive(&mut sim, &mut trot, base, 6.0);
+        let (shipped_stood, shipped_trotted) = shipped_quadruped();
+        eprintln!(
+            "assembled: CoM {:.4} m standing, trot {:.4} m in {} cycles; shipped: CoM {:.4} m, trot {:.4} m in {} cycles",
+            stood.com_z,
+            trotted.advance_m,
+            trotted.cycles,
+            shipped_stood.com_z,
+            shipped_trotted.advance_m,
+            shipped_trotted.cycles
+        );
+        // It stands 1.1 cm higher than the shipped robot (record 0048: not yet explained;
+        // its legs are welded 1.5–2.5 cm from their nominal mounts); lying as the lone
+        // modules did, its CoM was 2.6 cm up.
+        eprintln!("lying modules: CoM {lying_com_z:.4} m");
+        assert!(stood.com_z > lying_com_z + 0.04, "it stood up");
+        assert!(
+            (stood.com_z - shipped_stood.com_z).abs() < 0.02,
+            "the assembled quadruped's CoM stands at {:.4} m, the shipped one's at {:.4} m",
+            stood.com_z,
+            shipped_stood.com_z
+        );
+        let per_cycle = |d: &Drove| d.advance_m / d.cycles.max(1) as f64;
+        assert!(trotted.cycles >= 3, "{trotted:?}");
+        assert!(
+            (per_cycle(&trotted) / per_cycle(&shipped_trotted) - 1.0).abs() < 0.3,
+            "the assembled quadruped trots {:.4} m a cycle, the shipped one {:.4}",
+            per_cycle(&trotted),
+            per_cycle(&shipped_trotted)
+        );
+    }
+}
+
+/// What driving a controller did.
+#[derive(Debug)]
+struct Drove {
+    /// The CoM's height at the end, m.
+    com_z: f64,
+    /// How far the base's reference point moved along its starting heading, m.
+    advance_m: f64,
+    /// Cycles completed.
+    cycles: usize,
+}
+
+fn drive(sim: &mut Simulator, c: &mut dyn Controller, base: usize, seconds: f64) -> Drove {
+    let n = sim.joint_names().len();
+    let mut out = vec![JointTarget::Position(0.0); n];
+    let sensors = BTreeMap::new();
+    let start = sim.link_poses()[base];
+    let yaw = yaw_of(&start);
+    let t0 = sim.time();
+    let mut t = t0;
+    while t < t0 + seconds - 1e-9 {
+        let q = sim.joint_positions();
+        let v = sim.joint_velocities();
+        let obs = Observation {
+            time: t - t0,
+            positions: &q,
+            velocities: &v,
+            base: sim.link_poses()[base],
+            sensors: &sensors,
+        };
+        c.step(0.01, &obs, &mut out);
+        let targets: Vec<f64> = out.iter().map(JointTarget::value).collect();
+        sim.set_targets(&targets).unwrap();
+        t += 0.01;
+        sim.advance_to(t).unwrap();
+    }
+    let end = sim.link_poses()[base];
+    let d = end.translation.vector - start.translation.vector;
+    Drove {
+        com_z: sim.com().z,
+        advance_m: d.x * yaw.cos() + d.y * yaw.sin(),
+        cycles: c.completed_cycles(),
+    }
+}
+
+/// The shipped quadruped (config/robots/quadruped.yaml) standing 2 s then trotting 6 s on the
+/// mission's ground.
+fn shipped_quadruped() -> (Drove, Drove) {
+    let catalog = ModuleCatalog::builtin();
+    let topology = Topology::resolve("quadruped", &catalog).unwrap();
+    let robot = SimRobot::from_topology(&topology).unwrap();
+    let mut world = mission();
+    world.obstacles.clear();
+    let mut sim = Simulator::new(&robot, &world, SimSettings::for_scenario(&world)).unwrap();
+    let names = sim.joint_names().to_vec();
+    let joints = [1, 2, 3, 4, 5, 6].map(|r| ModuleJoints::find(&format!("role{r}"), &names).unwrap());
+    let base = sim.link_names().iter().position(|l| l == "role1_foot").unwrap();
+    let n = names.len();
+    let stood = drive(
+        &mut sim,
+        &mut QuadWalk::new("stand", joints, n, QuadGait::Stand),
+        base,
+        2.0,
+    );
+    let trotted = drive(
+        &mut sim,
+        &mut QuadWalk::new(
+            "trot",
+            joints,
+            n,
+            QuadGait::Trot {
+                s: 30.0,
+                r: 0.0,
+                l: 0.0,
+            },
+        ),
+        base,
+        6.0,
+    );
+    (stood, trotted)
 }
 
 #[test]
-#[ignore = "issue 15, work in progress (record 0048): Role#5's port misses Role#2's by 5.8 cm at docking"]
 fn six_modules_assemble_into_a_quadruped() {
     run(Configuration::Quadruped);
 }
