@@ -9,8 +9,8 @@ topics and of /clock (types, publishers' QoS), sets the `gait` parameter of {ns}
 service (rcl_interfaces/SetParameters), reads it back, tries a gait that does not exist,
 counts what arrives on every --listen topic (with the QoS profile a ROS user picks for that
 kind of topic) while publishing every --publish message at 5 Hz, dumps the parameters of every --dump node as `ros2 param dump` does (list_parameters, then
-get_parameters, and describe_parameters), optionally publishes a modbot_msgs/GaitCommand (--command-gait; modbot_msgs built for rclpy
-by build_modbot_msgs.sh) and drives a second sim_node (--drive-sim), keeps listening for 3 s
+get_parameters, and describe_parameters), keeps listening (at least 3 s) until every --listen topic has delivered, optionally publishes a modbot_msgs/GaitCommand (--command-gait; modbot_msgs built for rclpy
+by build_modbot_msgs.sh) and drives a second sim_node (--drive-sim),
 and prints one JSON object. Exit 0 when everything arrived and the valid set succeeded.
 """
 import argparse
@@ -82,12 +82,15 @@ def listen(node, specs):
 
 
 def publish(node, specs):
-    """Publishes every `TOPIC=pkg/msg/Type=field.path:value,...` in `specs` at 5 Hz (default
-    QoS) for as long as the peer spins: the inputs that make event-driven nodes speak (a
-    goal for the planner, a twist for teleop). A value that parses as a number is one."""
+    """Publishes every `TOPIC=pkg/msg/Type=field.path:value,...[=PERIOD_S]` in `specs` every
+    PERIOD_S (default 0.2 s; default QoS) for as long as the peer spins: the inputs that make
+    event-driven nodes speak (a goal for the planner, a twist for teleop). A value that
+    parses as a number is one."""
     import importlib
     for spec in specs:
-        topic, ty, fields = spec.split("=", 2)
+        parts = spec.split("=")
+        topic, ty, fields = parts[:3]
+        period = float(parts[3]) if len(parts) > 3 else 0.2
         pkg, _, name = ty.split("/")
         msg = getattr(importlib.import_module(f"{pkg}.msg"), name)()
         for f in filter(None, fields.split(",")):
@@ -102,7 +105,7 @@ def publish(node, specs):
             except ValueError:
                 setattr(obj, leaf, value)
         pub = node.create_publisher(type(msg), topic, 10)
-        node.create_timer(0.2, lambda p=pub, m=msg: p.publish(m))
+        node.create_timer(period, lambda p=pub, m=msg: p.publish(m))
 
 
 def call(node, client, request, timeout):
@@ -213,7 +216,7 @@ def main():
     ap.add_argument("--listen", action="append", default=[],
                     help="TOPIC=pkg/msg/Type=default|sensor|latched: count what arrives (repeatable)")
     ap.add_argument("--publish", action="append", default=[],
-                    help="TOPIC=pkg/msg/Type=field.path:value,...: publish at 5 Hz (repeatable)")
+                    help="TOPIC=pkg/msg/Type=field.path:value,...[=PERIOD_S]: publish every PERIOD_S (0.2) s (repeatable)")
     ap.add_argument("--dump", action="append", default=[],
                     help="fully qualified node whose parameters to dump as `ros2 param dump` does (repeatable)")
     a = ap.parse_args()
@@ -235,8 +238,10 @@ def main():
     out["read_back"] = get_gait(peer, target, 10.0)
     out["set_unknown"] = set_gait(peer, target, "no_such_gait", 10.0)
     out["read_back_after_unknown"] = get_gait(peer, target, 10.0)
-    end = time.time() + 3.0
-    while time.time() < end:
+    # At least 3 s more, and until every listened topic has delivered (event-driven ones,
+    # such as a replan, may come late), up to --timeout.
+    end, cap = time.time() + 3.0, time.time() + a.timeout
+    while time.time() < cap and (time.time() < end or min(listened.values(), default=1) < 1):
         rclpy.spin_once(peer, timeout_sec=0.05)
     if a.command_gait:
         out["commanded"] = command(peer, a.ns, a.command_gait, 10.0)

@@ -316,7 +316,9 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
         .args(listen.iter().flat_map(|l| ["--listen".to_string(), l.clone()]))
         .args([
             "--publish",
-            "/plan/goal_pose=geometry_msgs/msg/PoseStamped=header.frame_id:map,pose.position.x:1.0,pose.orientation.w:1.0",
+            // Every 4 s: each new plan restarts the executive's row, whose 1 s timeout
+            // then asks for a replan on its own goal_pose.
+            "/plan/goal_pose=geometry_msgs/msg/PoseStamped=header.frame_id:map,pose.position.x:1.0,pose.orientation.w:1.0=4.0",
             "--publish",
             "/teleop/cmd_vel=geometry_msgs/msg/Twist=linear.x:0.2",
         ])
