@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use std::collections::BTreeMap;
 
-use modbot_app::assemble::{Configuration, Fleet, LATCH, Rereferenced, SIMULATED_MU1, assemble, fleet_simulator};
+use modbot_app::assemble::{Configuration, Fleet, LATCH, Rereferenced, SIMULATED_MU1, assemble, fleet_simulator, port};
 use modbot_core::Scenario;
 use modbot_core::{ModuleCatalog, Topology};
 use modbot_gaits::modular::quadruped::{QuadGait, QuadWalk};
@@ -17,8 +17,9 @@ use modbot_gaits::modular::{ModuleJoints, yaw_of};
 use modbot_gaits::{Controller, JointTarget, Observation};
 use modbot_planner::assembly::{StagingOrigin, distribute_roles};
 use modbot_planner::sequencer::Pose2;
+use modbot_sim::{DockTolerance, SimRobot, SimSettings, Simulator};
 use modbot_sim::{Drive, Servo};
-use modbot_sim::{SimRobot, SimSettings, Simulator};
+use nalgebra::{Point3, Vector3};
 
 fn mission() -> Scenario {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../worlds/strategic_mission.yaml");
@@ -238,4 +239,71 @@ fn a_front_joint_switches_between_speed_and_servo() {
     assert_eq!(sim.targets()[fj], 0.0);
     let e = sim.set_drive(fj, Drive::Free).unwrap_err().to_string();
     assert!(e.contains("m1_front_joint") && e.contains("motor"), "{e}");
+}
+
+/// Two wheel-foot modules docked foot to foot (Role#2's `BS` on Role#1's `BF`, the
+/// quadruped's and the wheeled vehicle's spine) stay together under a 5 N pull; detached,
+/// the same pull takes one away; then docking them again is refused with the gap.
+#[test]
+fn docked_modules_hold_a_5_n_pull_and_let_go_when_detached() {
+    let mut world = mission();
+    world.obstacles.clear();
+    world.markers.clear();
+    world.robot_starts.truncate(2);
+    world.robot_starts[0].xyz = [0.0, 0.0, 0.0];
+    world.robot_starts[0].yaw_deg = 0.0;
+    // Plate behind plate, 8 mm apart (their boxes would overlap at 0).
+    world.robot_starts[1].xyz = [-0.008, 0.0, 0.0];
+    world.robot_starts[1].yaw_deg = 180.0;
+    let mut sim = fleet_simulator(&world).unwrap();
+    let fleet = Fleet::of(&sim).unwrap();
+    let catalog = ModuleCatalog::builtin();
+    let a = port(&catalog, 0, "BF").unwrap();
+    let b = port(&catalog, 1, "BS").unwrap();
+    sim.advance_to(0.3).unwrap();
+    let fit = sim.attach("spine", &a, &b, 0.0, &DockTolerance::default()).unwrap();
+    assert!(fit.distance_m < 0.01, "{fit:?}");
+    let gap = |sim: &Simulator| sim.port_fit(&a, &b, 0.0).unwrap().distance_m;
+    // 5 N on module 2's body, straight away from module 1 (module 2 faces −x).
+    let body = sim.links_of(1).find(|&l| sim.link_names()[l] == "m1_body").unwrap();
+    let pull = Vector3::new(-5.0, 0.0, 0.0);
+    sim.set_external_force(body, Point3::origin(), pull).unwrap();
+    let start_b = fleet.pose(&sim, 1);
+    sim.advance_to(2.3).unwrap();
+    let moved = |sim: &Simulator| {
+        let p = fleet.pose(sim, 1);
+        (p.x - start_b.x).hypot(p.y - start_b.y)
+    };
+    let (held_gap, held_moved) = (gap(&sim), moved(&sim));
+    sim.detach("spine").unwrap();
+    sim.advance_to(4.3).unwrap();
+    let (free_gap, free_moved) = (gap(&sim), moved(&sim));
+    eprintln!(
+        "docked: gap {held_gap:.4} m, module 2 moved {held_moved:.4} m in 2 s; detached: gap {free_gap:.4} m, moved {free_moved:.4} m"
+    );
+    // Welded as they met (8 mm): the gap stays, while the pull drags the pair along.
+    assert!(
+        (held_gap - fit.distance_m).abs() < 0.001,
+        "docked modules parted from {} to {held_gap} m under 5 N",
+        fit.distance_m
+    );
+    assert!(held_moved > 0.1, "the pull moved the docked pair only {held_moved} m");
+    assert!(
+        free_gap > 0.05,
+        "detached, the pull took module 2 only {free_gap} m away"
+    );
+    sim.set_external_force(body, Point3::origin(), Vector3::zeros())
+        .unwrap();
+    let e = sim
+        .attach("spine", &a, &b, 0.0, &DockTolerance::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("apart") && e.contains("m1_foot"), "{e}");
+    // A force that is not finite, or on a link that does not exist, is refused by name.
+    let e = sim
+        .set_external_force(body, Point3::origin(), Vector3::new(f64::NAN, 0.0, 0.0))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("m1_body") && e.contains("not finite"), "{e}");
+    assert!(sim.set_external_force(9999, Point3::origin(), pull).is_err());
 }

@@ -328,6 +328,8 @@ pub struct Simulator {
     pub(crate) cut: std::collections::BTreeSet<(usize, usize)>,
     /// Docks made at run time.
     pub(crate) docks: Vec<crate::dock::DockRecord>,
+    /// External forces in force: (link, point in the link frame, force in world axes, N).
+    external: Vec<(usize, Point3<f64>, Vector3<f64>)>,
 }
 
 /// What the measurement protocol follows on the first robot.
@@ -567,6 +569,7 @@ impl Simulator {
             layout,
             cut: Default::default(),
             docks: Vec::new(),
+            external: Vec::new(),
             joint_names,
             robots: infos,
             steps: 0,
@@ -731,6 +734,39 @@ impl Simulator {
         Ok(())
     }
 
+    /// Pushes link `link` (index in [`Simulator::link_names`]) with `force` (world axes, N)
+    /// at `point` (the link's frame, m) from the next step on, until changed or cleared: a
+    /// test's hand pulling on a robot. A second force on the same link replaces the first; a
+    /// zero force removes it. Native engine only; docking and splitting keep it.
+    pub fn set_external_force(&mut self, link: usize, point: Point3<f64>, force: Vector3<f64>) -> Result<()> {
+        let name = self.link_names.get(link).cloned().ok_or_else(|| SimError::Robot {
+            robot: "simulator".into(),
+            what: format!("no link {link} (there are {})", self.link_names.len()),
+        })?;
+        if point.coords.iter().chain(force.iter()).any(|v| !v.is_finite()) {
+            return Err(SimError::Robot {
+                robot: "simulator".into(),
+                what: format!("the force on link `{name}` is not finite: {force:?} at {point:?}"),
+            });
+        }
+        if !matches!(self.world, World::Native(_)) {
+            return Err(SimError::Robot {
+                robot: "simulator".into(),
+                what: "external forces need the native engine".into(),
+            });
+        }
+        self.external.retain(|(l, _, _)| *l != link);
+        if force != Vector3::zeros() {
+            self.external.push((link, point, force));
+        } else if let World::Native(w) = &mut self.world {
+            // The last force gone: the engine's must go too.
+            if self.external.is_empty() {
+                w.set_external(&vec![nalgebra::Vector6::zeros(); self.layout.bodies.len()]);
+            }
+        }
+        Ok(())
+    }
+
     /// Sets one joint's target by name (the first joint of that name with several robots).
     pub fn set_target(&mut self, joint: &str, target: f64) -> Result<()> {
         let i = crate::robot::joint_index(&self.joint_names, joint)?;
@@ -794,6 +830,17 @@ impl Simulator {
     /// Advances one physics step: the drives act on the current angles, then physics.
     /// A NaN or a runaway velocity ends the simulation with [`SimError::Diverged`].
     pub fn step(&mut self) -> Result<()> {
+        if !self.external.is_empty() {
+            let mut wrenches = vec![nalgebra::Vector6::zeros(); self.layout.bodies.len()];
+            for &(link, point, force) in &self.external {
+                let p = self.link_pose(link) * point;
+                let m = p.coords.cross(&force);
+                wrenches[self.link_body[link].0] += nalgebra::Vector6::new(m.x, m.y, m.z, force.x, force.y, force.z);
+            }
+            if let World::Native(w) = &mut self.world {
+                w.set_external(&wrenches);
+            }
+        }
         match &mut self.world {
             World::Native(w) => w.step(&self.targets),
             World::Rapier(_) => {

@@ -50,14 +50,16 @@ pub(crate) fn mass_matrix(model: &Model, kin: &Kinematics, armature: f64, mass: 
     }
 }
 
-/// Bias forces `c(q, ν)` by recursive Newton–Euler (§5.3) with gravity `gravity` and viscous
-/// joint damping `damping · q̇`.
+/// Bias forces `c(q, ν)` by recursive Newton–Euler (§5.3) with gravity `gravity`, viscous
+/// joint damping `damping · q̇` and the external wrenches `external` on the bodies (about the
+/// world origin, world axes; they enter with a minus sign, as forces the world applies).
 pub(crate) fn bias_forces(
     model: &Model,
     kin: &Kinematics,
     state: &State,
     gravity: &Vector3<f64>,
     damping: f64,
+    external: &[Vector6<f64>],
 ) -> Vec<f64> {
     let bodies = &model.bodies;
     let nb = bodies.len();
@@ -70,7 +72,7 @@ pub(crate) fn bias_forces(
             Some(p) => acc[p] + cross_motion(&kin.vel[b], &kin.s[b]) * state.nu[bodies[b].dof],
         };
         let iv = kin.inertia_o[b] * kin.vel[b];
-        force[b] = kin.inertia_o[b] * acc[b] + cross_force(&kin.vel[b], &iv);
+        force[b] = kin.inertia_o[b] * acc[b] + cross_force(&kin.vel[b], &iv) - external[b];
     }
     let mut bias = vec![0.0; model.n];
     for b in (0..nb).rev() {

@@ -79,6 +79,8 @@ pub(crate) struct NativeWorld {
     collision: Collision,
     /// Drive targets per tree body (tree sign): angles or speeds.
     targets: Vec<f64>,
+    /// External wrench on each tree body, `[p × f; f]` about the world origin (world axes).
+    external: Vec<Vector6<f64>>,
     /// Number of URDF links (layout order).
     links: usize,
 }
@@ -102,6 +104,7 @@ impl NativeWorld {
             rows: Rows::new(model.bodies.len(), collision.slots()),
             collision,
             targets: state.q.clone(),
+            external: vec![Vector6::zeros(); model.bodies.len()],
             links: layout.link_body.len(),
             state,
             model,
@@ -127,6 +130,7 @@ impl NativeWorld {
             &self.state,
             &self.gravity,
             self.params.joint_damping,
+            &self.external,
         );
         let m = &mut self.mass;
         if !linalg::block_inverse(m.mass.as_slice(), n, &m.blocks, &mut m.minv, &mut m.scratch) {
@@ -232,6 +236,15 @@ impl NativeWorld {
         let v = self.kin.vel[b];
         let c = self.kin.poses[b] * Point3::from(self.model.bodies[b].com);
         (point_velocity(&v, &c.coords), angular(&v))
+    }
+
+    /// The external wrench on each layout body (about the world origin, world axes), applied
+    /// at every step until set again.
+    pub fn set_external(&mut self, layout_wrenches: &[Vector6<f64>]) {
+        self.external.fill(Vector6::zeros());
+        for (layout_body, w) in layout_wrenches.iter().enumerate() {
+            self.external[self.model.tree_of[layout_body]] += w;
+        }
     }
 
     /// Switches a joint's drive (command index); the next step's row uses it, started cold.
