@@ -468,6 +468,38 @@ fn front_joint_drives(configuration: Configuration) -> Result<[Drive; 6], String
     Ok(out)
 }
 
+/// Runs `controller` on `sim` for `seconds` at [`CONTROL_HZ`], its base the pose of link
+/// `base_link`, its time counted from now.
+pub fn drive_for(
+    sim: &mut Simulator,
+    controller: &mut dyn Controller,
+    base_link: usize,
+    seconds: f64,
+) -> Result<(), String> {
+    let dt = 1.0 / CONTROL_HZ;
+    let sensors = std::collections::BTreeMap::new();
+    let mut out = vec![JointTarget::Position(0.0); sim.joint_names().len()];
+    let t0 = sim.time();
+    let mut t = t0;
+    while t < t0 + seconds - 1e-9 {
+        let q = sim.joint_positions();
+        let v = sim.joint_velocities();
+        let obs = Observation {
+            time: t - t0,
+            positions: &q,
+            velocities: &v,
+            base: sim.link_poses()[base_link],
+            sensors: &sensors,
+        };
+        controller.step(dt, &obs, &mut out);
+        let targets: Vec<f64> = out.iter().map(JointTarget::value).collect();
+        sim.set_targets(&targets).map_err(|e| e.to_string())?;
+        t += dt;
+        sim.advance_to(t).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 /// Assembles `configuration` from the fleet's modules with the roles `roles`, docking
 /// each role when its port is within [`LATCH`] of its partner's; then puts the FrontJoints
 /// into the configuration's mode and takes its initial pose. The simulator must hold only
@@ -775,23 +807,8 @@ pub fn assemble(
     };
     let mut init = Rereferenced::new(init, fleet, roles, &outcome);
     let base_link = fleet.modules[module_of(1)].foot;
-    let init_start = t;
-    while t < init_start + CONF_INIT_S - 1e-9 {
-        let q = sim.joint_positions();
-        let v = sim.joint_velocities();
-        let obs = Observation {
-            time: t - init_start,
-            positions: &q,
-            velocities: &v,
-            base: sim.link_poses()[base_link],
-            sensors: &sensors,
-        };
-        init.step(dt, &obs, &mut out);
-        let targets: Vec<f64> = out.iter().map(JointTarget::value).collect();
-        sim.set_targets(&targets).map_err(|e| fail(0, e.to_string()))?;
-        t += dt;
-        sim.advance_to(t).map_err(|e| fail(0, e.to_string()))?;
-    }
+    drive_for(sim, &mut init, base_link, CONF_INIT_S).map_err(|e| fail(0, e))?;
+    let t = sim.time();
     Ok(AssemblyOutcome {
         complete_s,
         end_s: t,

@@ -28,6 +28,7 @@ use std::collections::BTreeMap;
 
 use modbot_core::scenario::Tag;
 use modbot_core::{LinkTree, ModuleCatalog, Scenario, Topology};
+use modbot_gaits::modular::wrap_rad;
 use modbot_planner::modeling::{ModuleScan, Seen, Sighting, module_reference};
 use modbot_sim::{Camera, CameraNoise, CameraSpec, Detectable, Detection, Mark, heading_of};
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
@@ -221,19 +222,9 @@ pub struct ScanOutcome {
     pub time_s: f64,
 }
 
-/// Wraps an angle to (−π, π].
-fn wrap(a: f64) -> f64 {
-    let w = a.rem_euclid(std::f64::consts::TAU);
-    if w > std::f64::consts::PI {
-        w - std::f64::consts::TAU
-    } else {
-        w
-    }
-}
-
 /// The pan command of a stop, rad: k · 30° wrapped to the joint's ±180°.
 pub fn stop_angle(stop: usize) -> f64 {
-    wrap((stop as f64 * PAN_STEP_DEG).to_radians())
+    wrap_rad((stop as f64 * PAN_STEP_DEG).to_radians())
 }
 
 /// Running sum of one module's measurements of one thing.
@@ -314,7 +305,7 @@ pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOut
             // Every module's compass (the ground-truth yaw the source read too).
             let compass: Vec<f64> = foot.iter().map(|&l| heading_of(&poses[l])).collect();
             for i in 0..n {
-                if stop[i] >= STOPS || wrap(q[pan[i]] - stop_angle(stop[i])).abs() > PAN_REACHED_DEG.to_radians() {
+                if stop[i] >= STOPS || wrap_rad(q[pan[i]] - stop_angle(stop[i])).abs() > PAN_REACHED_DEG.to_radians() {
                     continue;
                 }
                 let detections = cameras[i].capture(&sim, &marks[i]).map_err(|e| e.to_string())?;

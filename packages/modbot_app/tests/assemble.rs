@@ -7,14 +7,14 @@
 
 use std::path::PathBuf;
 
-use std::collections::BTreeMap;
-
-use modbot_app::assemble::{Configuration, Fleet, LATCH, Rereferenced, SIMULATED_MU1, assemble, fleet_simulator, port};
+use modbot_app::assemble::{
+    Configuration, Fleet, LATCH, Rereferenced, SIMULATED_MU1, assemble, drive_for, fleet_simulator, port,
+};
 use modbot_core::Scenario;
 use modbot_core::{ModuleCatalog, Topology};
+use modbot_gaits::Controller;
 use modbot_gaits::modular::quadruped::{QuadGait, QuadWalk};
 use modbot_gaits::modular::{ModuleJoints, yaw_of};
-use modbot_gaits::{Controller, JointTarget, Observation};
 use modbot_planner::assembly::{StagingOrigin, distribute_roles};
 use modbot_planner::sequencer::Pose2;
 use modbot_sim::{DockTolerance, SimRobot, SimSettings, Simulator};
@@ -136,29 +136,9 @@ struct Drove {
 }
 
 fn drive(sim: &mut Simulator, c: &mut dyn Controller, base: usize, seconds: f64) -> Drove {
-    let n = sim.joint_names().len();
-    let mut out = vec![JointTarget::Position(0.0); n];
-    let sensors = BTreeMap::new();
     let start = sim.link_poses()[base];
     let yaw = yaw_of(&start);
-    let t0 = sim.time();
-    let mut t = t0;
-    while t < t0 + seconds - 1e-9 {
-        let q = sim.joint_positions();
-        let v = sim.joint_velocities();
-        let obs = Observation {
-            time: t - t0,
-            positions: &q,
-            velocities: &v,
-            base: sim.link_poses()[base],
-            sensors: &sensors,
-        };
-        c.step(0.01, &obs, &mut out);
-        let targets: Vec<f64> = out.iter().map(JointTarget::value).collect();
-        sim.set_targets(&targets).unwrap();
-        t += 0.01;
-        sim.advance_to(t).unwrap();
-    }
+    drive_for(sim, c, base, seconds).unwrap();
     let end = sim.link_poses()[base];
     let d = end.translation.vector - start.translation.vector;
     Drove {
