@@ -129,11 +129,28 @@ pub fn wait_for<T>(timeout: Duration, mut f: impl FnMut() -> Option<T>) -> Optio
 }
 
 /// The backends this build can run nodes on: `dds`, and `r2r` with the `r2r` feature.
+/// The backends a system test runs its graph on: both when built with r2r, else the
+/// ros2-client one. `MODBOT_TEST_BACKENDS=r2r` keeps only r2r: CI's r2r step sets it, since
+/// `cargo test --workspace` has just run the same graphs on ros2-client (mixed graphs
+/// name their backends themselves and are not affected).
 pub fn backends() -> Vec<&'static str> {
-    if cfg!(feature = "r2r") {
+    let built: Vec<&'static str> = if cfg!(feature = "r2r") {
         vec!["dds", "r2r"]
     } else {
         vec!["dds"]
+    };
+    match std::env::var("MODBOT_TEST_BACKENDS") {
+        Ok(only) if !only.trim().is_empty() => {
+            let wanted: Vec<&str> = only.split(',').map(str::trim).collect();
+            for w in &wanted {
+                assert!(
+                    built.contains(w),
+                    "MODBOT_TEST_BACKENDS names `{w}`, which this build does not have (it has {built:?})"
+                );
+            }
+            built.into_iter().filter(|b| wanted.contains(b)).collect()
+        }
+        _ => built,
     }
 }
 
