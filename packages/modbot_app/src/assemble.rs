@@ -255,6 +255,54 @@ pub fn pre_connection(partner: &Isometry3<f64>, own_in_foot: &Isometry3<f64>) ->
     }
 }
 
+/// Centre of the assembly's footprint, along Role#1's heading from its DetPoint, m: half
+/// way between Role#1's body and Role#2's (record 0049).
+pub const CORE_CENTRE_LONG_M: f64 = -0.1;
+/// Radius of the ring a module walks around the assembly on, m: outside every staging
+/// point (0.40 m for Roles #5/#6) and the body of a module waiting there (0.56 m).
+pub const RING_M: f64 = 0.7;
+/// How far round the ring the walking goal leads the module, deg.
+pub const RING_LEAD_DEG: f64 = 45.0;
+/// A module comes in to its staging point once it is within this angle of it about the
+/// assembly's centre, deg.
+pub const RADIAL_DEG: f64 = 20.0;
+
+/// The goal a module at `from` walks to on its way to the staging point `goal` with the
+/// assembly anchored at Role#1's `role1` (record 0049). The source's modules walk straight
+/// to their staging points and push through whatever is in the way (in our simulator a
+/// module walking to its staging point knocked over one waiting at its own and the
+/// assembly stopped); ours walk round a ring about the assembly's centre (a goal leading
+/// them [`RING_LEAD_DEG`] round, heading along the way) until they are within
+/// [`RADIAL_DEG`] of their staging point, and come in about radially, past the docked
+/// modules and those waiting at their staging points. A module already no farther out
+/// than its staging point (plus 0.1 m) goes straight.
+pub fn route_around(role1: Pose2, from: Pose2, goal: Pose2) -> Pose2 {
+    use modbot_planner::assembly::Offset;
+    let c = target_pose(
+        role1,
+        Offset {
+            long_m: CORE_CENTRE_LONG_M,
+            lat_m: 0.0,
+            yaw_deg: 0.0,
+        },
+    );
+    let (fx, fy) = (from.x - c.x, from.y - c.y);
+    let (gx, gy) = (goal.x - c.x, goal.y - c.y);
+    let a_from = fy.atan2(fx);
+    let d = modbot_gaits::modular::wrap_rad(gy.atan2(gx) - a_from);
+    if fx.hypot(fy) <= gx.hypot(gy) + 0.1 || d.abs() <= RADIAL_DEG.to_radians() {
+        return goal;
+    }
+    let lead = RING_LEAD_DEG.to_radians();
+    let a = a_from + d.signum() * d.abs().min(lead);
+    let (x, y) = (c.x + RING_M * a.cos(), c.y + RING_M * a.sin());
+    Pose2 {
+        x,
+        y,
+        yaw: (y - from.y).atan2(x - from.x),
+    }
+}
+
 /// Where a role is in its assembly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -684,7 +732,12 @@ pub fn assemble(
             match w.goto.as_mut() {
                 Some(g) if matches!(w.stage, Stage::ToStaging | Stage::ToPreConnection) => {
                     let goal = if w.stage == Stage::ToStaging {
-                        target_pose(role1_now, w.target.stage1)
+                        let here = Pose2 {
+                            x: poses[io.foot].translation.x,
+                            y: poses[io.foot].translation.y,
+                            yaw: yaw_of(&poses[io.foot]),
+                        };
+                        route_around(role1_now, here, target_pose(role1_now, w.target.stage1))
                     } else {
                         // Stage 2 aims at the partner's port as it is (record 0048).
                         pre_connection(&(poses[w.partner_link] * w.ports.1.frame), &w.own_in_foot)
@@ -815,4 +868,43 @@ pub fn assemble(
         role1_drift_m,
         ..outcome
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pose(x: f64, y: f64) -> Pose2 {
+        Pose2 { x, y, yaw: 0.0 }
+    }
+
+    /// Role#1 at the origin facing +x: the assembly's centre is 0.002 m ahead of it.
+    const ROLE1: Pose2 = Pose2 {
+        x: 0.0,
+        y: 0.0,
+        yaw: 0.0,
+    };
+
+    #[test]
+    fn a_module_across_the_assembly_walks_round_it_and_comes_in_radially() {
+        let c = 0.102 + CORE_CENTRE_LONG_M;
+        // Staging point straight behind the centre, module straight ahead 1 m out: the ring
+        // goal is 45° round, 0.7 m from the centre.
+        let goal = pose(c - 0.4, 0.0);
+        let g = route_around(ROLE1, pose(c + 1.0, 0.0), goal);
+        assert!(((g.x - c).hypot(g.y) - RING_M).abs() < 1e-12, "{g:?}");
+        let angle = g.y.atan2(g.x - c).to_degrees().abs();
+        assert!((angle - RING_LEAD_DEG).abs() < 1e-9, "{angle}");
+        // Within 20° of the staging point's bearing it goes straight there.
+        let a = (180.0f64 - 19.0).to_radians();
+        let near = pose(c + 0.7 * a.cos(), 0.7 * a.sin());
+        assert_eq!(route_around(ROLE1, near, goal), goal);
+        // So does one no farther out than the staging point plus 0.1 m, on any bearing.
+        assert_eq!(route_around(ROLE1, pose(c + 0.45, 0.0), goal), goal);
+        // Beyond 20° it stays on the ring, turning the short way round.
+        let a = (180.0f64 - 25.0).to_radians();
+        let g = route_around(ROLE1, pose(c + 0.7 * a.cos(), 0.7 * a.sin()), goal);
+        assert!(((g.x - c).hypot(g.y) - RING_M).abs() < 1e-12);
+        assert!((g.y.atan2(g.x - c).to_degrees() - 180.0).abs() < 1e-9, "{g:?}");
+    }
 }

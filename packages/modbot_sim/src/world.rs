@@ -971,6 +971,20 @@ impl Simulator {
         self.com_of(0)
     }
 
+    /// Centre of mass of every robot together (a fleet docked into one machine), from the
+    /// URDF's link masses.
+    pub fn fleet_com(&self) -> Point3<f64> {
+        let mut sum = Vector3::zeros();
+        let mut mass = 0.0;
+        for r in &self.robots {
+            for i in r.links.clone() {
+                sum += self.link_mass[i] * (self.link_pose(i) * self.link_com[i]).coords;
+            }
+            mass += r.mass;
+        }
+        Point3::from(sum / mass)
+    }
+
     /// Centre of mass of a robot, from the URDF's link masses.
     ///
     /// # Panics
