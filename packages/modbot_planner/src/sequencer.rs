@@ -130,6 +130,8 @@ pub struct Sequencer {
     settings: SequencerSettings,
     row: usize,
     row_started: Option<f64>,
+    /// The acting layer reported the current row's ability complete.
+    ability_done: bool,
 }
 
 impl Sequencer {
@@ -142,6 +144,7 @@ impl Sequencer {
             settings,
             row: 0,
             row_started: None,
+            ability_done: false,
         }
     }
 
@@ -161,6 +164,13 @@ impl Sequencer {
             y: reference.y + s * r.longitudinal_m + c * r.lateral_m,
             yaw: reference.yaw + r.yaw_deg.to_radians(),
         })
+    }
+
+    /// The acting layer's report that the current row's ability has run to its end (the
+    /// quadruped's pass-over after its two cycles): a pass-over row is complete then,
+    /// wherever the robot is (the source's `qd_pass_over`).
+    pub fn ability_complete(&mut self) {
+        self.ability_done = true;
     }
 
     /// One step of the sense → sequence → act loop.
@@ -189,17 +199,25 @@ impl Sequencer {
             };
         };
         let dist = (target.x - pose.x).hypot(target.y - pose.y);
-        // Wheeled sub-goals also align to the reference's heading (the source's ±1°).
+        // Wheeled sub-goals, the pass-under too, also align to the reference's heading (the
+        // source's ±1°: its wheeled controller stays active through the low-pose pass).
         let aligned = row.configuration != "wheeled"
-            || row.ability
             || ((pose.yaw - target.yaw + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU)
                 - std::f64::consts::PI)
                 .abs()
                 <= self.settings.yaw_rad;
-        if dist <= self.settings.position_m && aligned {
+        // The pass-over runs its cycles and is complete wherever it ends (its position fields
+        // are ignored, spec §6.4); every other row within the position tolerance.
+        let reached = if row.action == Action::PassOver {
+            self.ability_done
+        } else {
+            dist <= self.settings.position_m && aligned
+        };
+        if reached {
             let done = self.row;
             self.row += 1;
             self.row_started = None;
+            self.ability_done = false;
             return Tick::Reached(done);
         }
         Tick::Command(if row.ability {
@@ -228,6 +246,17 @@ mod tests {
     }
 
     impl FakeRobot {
+        /// Acts, and reports its pass-over complete once it is within 0.3 m of the row's
+        /// point (the real one's ends after two cycles wherever it is).
+        fn act_for(&mut self, seq: &mut Sequencer, now: f64, dt: f64, c: &Command) {
+            self.act(now, dt, c);
+            if let Command::Ability(Action::PassOver, target) = c
+                && (target.x - self.pose.x).hypot(target.y - self.pose.y) < 0.3
+            {
+                seq.ability_complete();
+            }
+        }
+
         fn act(&mut self, now: f64, dt: f64, c: &Command) {
             if now < self.busy_until {
                 return;
@@ -295,7 +324,7 @@ mod tests {
         let mut t = 0.0;
         loop {
             match seq.tick(t, robot.pose, &robot.configuration.clone(), false) {
-                Tick::Command(c) => robot.act(t, dt, &c),
+                Tick::Command(c) => robot.act_for(&mut seq, t, dt, &c),
                 Tick::Reached(n) => reached.push(n),
                 Tick::Done => break,
                 Tick::Replan { row, reason } => panic!("replan at row {row}: {reason}"),
@@ -313,6 +342,54 @@ mod tests {
         );
     }
 
+    /// The pass-over row ends when the acting layer says its cycles are done, wherever the
+    /// robot is; the wheeled pass-under row ends only within 0.1 m and aligned within 1°.
+    #[test]
+    fn pass_over_ends_on_its_report_and_pass_under_aligns() {
+        let (mut seq, robot) = setup(None);
+        let quad = "quadruped";
+        let mut t = 0.0;
+        // Row 0: reach the approach point.
+        let approach = seq.target(0).unwrap();
+        assert_eq!(seq.tick(t, approach, quad, false), Tick::Reached(0));
+        // Row 1, the pass-over: at its own point it is still running until the report.
+        let over = seq.target(1).unwrap();
+        t += 1.0;
+        assert!(matches!(
+            seq.tick(t, over, quad, false),
+            Tick::Command(Command::Ability(Action::PassOver, _))
+        ));
+        // Reported, it is complete 1 m short of that point.
+        seq.ability_complete();
+        let short = Pose2 {
+            x: over.x - 1.0,
+            ..over
+        };
+        assert_eq!(seq.tick(t, short, quad, false), Tick::Reached(1));
+        // Rows 2–3 reached where they are; row 4 is the wheeled pass-under.
+        for row in 2..4 {
+            let p = seq.target(row).unwrap();
+            let c = seq.plan.rows[row].configuration.clone();
+            assert_eq!(seq.tick(t, p, &c, false), Tick::Reached(row));
+        }
+        let under = seq.target(4).unwrap();
+        assert_eq!(seq.plan.rows[4].action, Action::PassUnder);
+        let turned = Pose2 {
+            yaw: under.yaw + 2f64.to_radians(),
+            ..under
+        };
+        assert!(matches!(
+            seq.tick(t, turned, "wheeled", false),
+            Tick::Command(Command::Ability(Action::PassUnder, _))
+        ));
+        let aligned = Pose2 {
+            yaw: under.yaw + 0.5f64.to_radians(),
+            ..under
+        };
+        assert_eq!(seq.tick(t, aligned, "wheeled", false), Tick::Reached(4));
+        let _ = robot;
+    }
+
     #[test]
     fn asks_for_a_replan_when_stuck_or_blocked() {
         let (mut seq, mut robot) = setup(Some(2.0));
@@ -320,7 +397,7 @@ mod tests {
         let mut t = 0.0;
         let outcome = loop {
             match seq.tick(t, robot.pose, &robot.configuration.clone(), false) {
-                Tick::Command(c) => robot.act(t, dt, &c),
+                Tick::Command(c) => robot.act_for(&mut seq, t, dt, &c),
                 Tick::Reached(_) => {}
                 other => break other,
             }
