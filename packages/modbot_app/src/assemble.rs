@@ -524,6 +524,19 @@ pub fn drive_for(
     base_link: usize,
     seconds: f64,
 ) -> Result<(), String> {
+    drive_until(sim, controller, base_link, seconds, &mut |_| false)
+}
+
+/// Runs `controller` on `sim` as [`drive_for`] does, for at most `seconds`, calling `stop`
+/// after every control step with the simulator; it ends early when `stop` says so (the
+/// mission records its trajectories there and ends a phase on its own condition).
+pub fn drive_until(
+    sim: &mut Simulator,
+    controller: &mut dyn Controller,
+    base_link: usize,
+    seconds: f64,
+    stop: &mut dyn FnMut(&Simulator) -> bool,
+) -> Result<(), String> {
     let dt = 1.0 / CONTROL_HZ;
     let sensors = std::collections::BTreeMap::new();
     let mut out = vec![JointTarget::Position(0.0); sim.joint_names().len()];
@@ -544,6 +557,9 @@ pub fn drive_for(
         sim.set_targets(&targets).map_err(|e| e.to_string())?;
         t += dt;
         sim.advance_to(t).map_err(|e| e.to_string())?;
+        if stop(sim) {
+            break;
+        }
     }
     Ok(())
 }
@@ -558,6 +574,28 @@ pub fn assemble(
     roles: &RoleAssignment,
     configuration: Configuration,
     table: StepTable,
+) -> Result<AssemblyOutcome, AssemblyFailure> {
+    assemble_observed(sim, fleet, roles, configuration, table, &[], &mut |_| {})
+}
+
+/// The name of a role's dock in the simulator: `role3.F-role1.R`.
+pub fn dock_name(target: &RoleTarget) -> String {
+    format!(
+        "role{}.{}-role{}.{}",
+        target.role, target.port, target.partner_role, target.partner_port
+    )
+}
+
+/// [`assemble`], with `connected` the roles (2…6) already docked (Role#2 in a
+/// reassembly) and `observe` called with the simulator after every control step.
+pub fn assemble_observed(
+    sim: &mut Simulator,
+    fleet: &Fleet,
+    roles: &RoleAssignment,
+    configuration: Configuration,
+    table: StepTable,
+    connected: &[usize],
+    observe: &mut dyn FnMut(&Simulator),
 ) -> Result<AssemblyOutcome, AssemblyFailure> {
     let catalog = ModuleCatalog::builtin();
     let n = sim.joint_names().len();
@@ -590,7 +628,11 @@ pub fn assemble(
                 goal: target_pose(role1, target.stage1),
                 ports: (own, theirs),
                 module: module_of(role),
-                stage: Stage::ToStaging,
+                stage: if connected.contains(&role) {
+                    Stage::Connected
+                } else {
+                    Stage::ToStaging
+                },
                 goto: None,
                 log: RoleLog {
                     role,
@@ -660,10 +702,7 @@ pub fn assemble(
             }
             let role = w.target.role;
             let (own, theirs) = w.ports.clone();
-            let name = format!(
-                "role{role}.{}-role{}.{}",
-                w.target.port, w.target.partner_role, w.target.partner_port
-            );
+            let name = dock_name(w.target);
             // The wheel's connector has no keyed roll: a port on the wheel links at the roll
             // it meets its partner with, and the FrontJoint's zero is taken there (record 0048).
             let on_wheel = own.link.ends_with("_wheel_front");
@@ -812,6 +851,7 @@ pub fn assemble(
         sim.set_targets(&targets).map_err(|e| fail(0, e.to_string()))?;
         t += dt;
         sim.advance_to(t).map_err(|e| fail(0, e.to_string()))?;
+        observe(sim);
     }
     let complete_s = t;
     let end1 = fleet.pose(sim, module_of(1));
@@ -860,7 +900,11 @@ pub fn assemble(
     };
     let mut init = Rereferenced::new(init, fleet, roles, &outcome);
     let base_link = fleet.modules[module_of(1)].foot;
-    drive_for(sim, &mut init, base_link, CONF_INIT_S).map_err(|e| fail(0, e))?;
+    drive_until(sim, &mut init, base_link, CONF_INIT_S, &mut |sim| {
+        observe(sim);
+        false
+    })
+    .map_err(|e| fail(0, e))?;
     let t = sim.time();
     Ok(AssemblyOutcome {
         complete_s,
@@ -868,6 +912,168 @@ pub fn assemble(
         role1_drift_m,
         ..outcome
     })
+}
+
+/// Steps the leaving modules take out of the configuration (§5.2).
+pub const BACK_OUT_STEPS: usize = 3;
+/// The feet are at rest within this, deg (§5.2: 0.1°).
+pub const FEET_DOWN_DEG: f64 = 0.1;
+/// Time the feet are given to come to rest, and the back-out steps to be taken, s.
+pub const REASSEMBLY_STEP_TIMEOUT_S: f64 = 20.0;
+
+/// The lone module's FrontJoint drive (a wheel in speed mode).
+fn lone_front_joint_drive() -> Result<Drive, String> {
+    let catalog = ModuleCatalog::builtin();
+    let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
+    let robot = SimRobot::from_topology(&topology).map_err(|e| e.to_string())?;
+    let name = format!("{PREFIX}_front_joint");
+    let k = robot
+        .joint_names
+        .iter()
+        .position(|n| *n == name)
+        .ok_or_else(|| format!("the wheel-foot module has no joint `{name}`"))?;
+    Ok(robot.drives[k])
+}
+
+/// Reassembles the configuration `from` (assembled by [`assemble`] with `roles`) into
+/// `to` (§5.2): every FrontJoint back to the lone module's wheel, every foot to rest
+/// (within [`FEET_DOWN_DEG`]), Roles #3–#6 unlinked, three high steps out of the old
+/// configuration (backward leaving the quadruped, forward leaving the wheeled vehicle),
+/// then the assembly of `to` with Roles #1 and #2 still joined (Role#2 counts as
+/// connected). `observe` is called with the simulator after every control step.
+pub fn reassemble(
+    sim: &mut Simulator,
+    fleet: &Fleet,
+    roles: &RoleAssignment,
+    from: Configuration,
+    to: Configuration,
+    table: StepTable,
+    observe: &mut dyn FnMut(&Simulator),
+) -> Result<AssemblyOutcome, AssemblyFailure> {
+    if from == to {
+        return Err(fail(0, format!("the modules are already the {}", to.name())));
+    }
+    let n = sim.joint_names().len();
+    let joints = fleet.role_joints(roles);
+    let base = fleet.modules[roles.modules[0]].foot;
+    // Every FrontJoint a wheel again, every foot to rest.
+    let wheel = lone_front_joint_drive().map_err(|e| fail(0, e))?;
+    for (r, j) in joints.iter().enumerate() {
+        sim.set_drive(j.fj, wheel).map_err(|e| fail(r + 1, e.to_string()))?;
+    }
+    let mut down = AllAtRest { joints, count: n };
+    let mut settled = false;
+    drive_until(sim, &mut down, base, REASSEMBLY_STEP_TIMEOUT_S, &mut |sim| {
+        observe(sim);
+        let q = sim.joint_positions();
+        settled = joints
+            .iter()
+            .all(|j| q[j.bj1].abs() < FEET_DOWN_DEG.to_radians() && q[j.bj2].abs() < FEET_DOWN_DEG.to_radians());
+        settled
+    })
+    .map_err(|e| fail(0, e))?;
+    if !settled {
+        return Err(fail(
+            0,
+            format!("the feet did not come to rest within {FEET_DOWN_DEG}° in {REASSEMBLY_STEP_TIMEOUT_S} s"),
+        ));
+    }
+    // Roles #3–#6 let go.
+    for role in 3..=6 {
+        let target = role_target(from.name(), role).map_err(|e| fail(role, e.to_string()))?;
+        sim.detach(&dock_name(target)).map_err(|e| fail(role, e.to_string()))?;
+    }
+    // Three high steps out.
+    let gait = match from {
+        Configuration::Quadruped => modbot_gaits::modular::single::InchwormGait::BwdHigh,
+        Configuration::Wheeled => modbot_gaits::modular::single::InchwormGait::FwdHigh,
+    };
+    // Each leaving module holds its own heading (its foot's, as the lone module does).
+    let mut walkers: Vec<(usize, modbot_gaits::modular::single::Inchworm)> = (3..=6)
+        .map(|role| {
+            (
+                role,
+                modbot_gaits::modular::single::Inchworm::new(joints[role - 1], n, gait, 0.0, HeadingBands::default()),
+            )
+        })
+        .collect();
+    let dt = 1.0 / CONTROL_HZ;
+    let sensors = std::collections::BTreeMap::new();
+    let mut out = vec![JointTarget::Position(0.0); n];
+    let t0 = sim.time();
+    let mut t = t0;
+    while walkers.iter().any(|(_, w)| w.completed_cycles() < BACK_OUT_STEPS) {
+        if t - t0 > REASSEMBLY_STEP_TIMEOUT_S {
+            let late: Vec<String> = walkers
+                .iter()
+                .filter(|(_, w)| w.completed_cycles() < BACK_OUT_STEPS)
+                .map(|(r, w)| format!("Role#{r} ({} steps)", w.completed_cycles()))
+                .collect();
+            return Err(fail(
+                0,
+                format!(
+                    "the leaving modules did not take {BACK_OUT_STEPS} steps in {REASSEMBLY_STEP_TIMEOUT_S} s: {}",
+                    late.join(", ")
+                ),
+            ));
+        }
+        let q = sim.joint_positions();
+        let v = sim.joint_velocities();
+        let poses = sim.link_poses();
+        rest(&joints[0], &mut out);
+        rest(&joints[1], &mut out);
+        for (role, w) in walkers.iter_mut() {
+            let j = &joints[*role - 1];
+            if w.completed_cycles() >= BACK_OUT_STEPS {
+                rest(j, &mut out);
+                continue;
+            }
+            let obs = Observation {
+                time: t - t0,
+                positions: &q,
+                velocities: &v,
+                base: poses[fleet.modules[roles.modules[*role - 1]].foot],
+                sensors: &sensors,
+            };
+            w.step(dt, &obs, &mut out);
+        }
+        let targets: Vec<f64> = out.iter().map(JointTarget::value).collect();
+        sim.set_targets(&targets).map_err(|e| fail(0, e.to_string()))?;
+        t += dt;
+        sim.advance_to(t).map_err(|e| fail(0, e.to_string()))?;
+        observe(sim);
+    }
+    assemble_observed(sim, fleet, roles, to, table, &[2], observe)
+}
+
+/// Every module of a configuration at rest: wheels still, feet (0, 0), cameras centred.
+struct AllAtRest {
+    joints: [ModuleJoints; 6],
+    count: usize,
+}
+
+impl Controller for AllAtRest {
+    fn name(&self) -> &str {
+        "rest"
+    }
+
+    fn joint_count(&self) -> usize {
+        self.count
+    }
+
+    fn step(&mut self, _dt: f64, _obs: &Observation<'_>, out: &mut [JointTarget]) {
+        for j in &self.joints {
+            rest(j, out);
+        }
+    }
+
+    fn period(&self) -> Option<f64> {
+        None
+    }
+
+    fn completed_cycles(&self) -> usize {
+        0
+    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ use modbot_core::scenario::Tag;
 use modbot_core::{LinkTree, ModuleCatalog, Scenario, Topology};
 use modbot_gaits::modular::wrap_rad;
 use modbot_planner::modeling::{ModuleScan, Seen, Sighting, module_reference};
-use modbot_sim::{Camera, CameraNoise, CameraSpec, Detectable, Detection, Mark, heading_of};
+use modbot_sim::{Camera, CameraNoise, CameraSpec, Detectable, Detection, Mark, Simulator, heading_of};
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 
 /// Pan increment, deg (§6.2).
@@ -239,7 +239,21 @@ struct Sum {
 /// modules) and returns their measurements.
 pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOutcome, String> {
     let mut sim = crate::assemble::fleet_simulator(world)?;
+    initial_scan_on(&mut sim, world, settings)
+}
+
+/// Runs the initial scan on `sim`, a fleet simulator of `world` (one lone wheel-foot module
+/// per `robot_starts` entry), from its current time: what the mission does after its
+/// friction estimate.
+pub fn initial_scan_on(sim: &mut Simulator, world: &Scenario, settings: &ScanSettings) -> Result<ScanOutcome, String> {
     let n = world.robot_starts.len();
+    if sim.robot_count() != n {
+        return Err(format!(
+            "the simulator holds {} robots, the world {n} module starts",
+            sim.robot_count()
+        ));
+    }
+    let t0 = sim.time();
     let catalog = ModuleCatalog::builtin();
     let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
 
@@ -290,8 +304,8 @@ pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOut
     let mut targets = sim.targets().to_vec();
     let mut tick: u64 = 0;
     loop {
-        let t = tick as f64 * dt;
-        if t > SETTLE_S + TIMEOUT_S {
+        let t = t0 + tick as f64 * dt;
+        if t - t0 > SETTLE_S + TIMEOUT_S {
             let late: Vec<String> = (0..n)
                 .filter(|&i| stop[i] < STOPS)
                 .map(|i| format!("Module#{} at stop {}", i + 1, stop[i]))
@@ -299,7 +313,7 @@ pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOut
             return Err(format!("the scan did not end in {TIMEOUT_S} s: {}", late.join(", ")));
         }
         sim.advance_to(t).map_err(|e| e.to_string())?;
-        if t >= SETTLE_S - 1e-9 {
+        if t - t0 >= SETTLE_S - 1e-9 {
             let q = sim.joint_positions();
             let poses = sim.link_poses();
             // Every module's compass (the ground-truth yaw the source read too).
@@ -308,7 +322,7 @@ pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOut
                 if stop[i] >= STOPS || wrap_rad(q[pan[i]] - stop_angle(stop[i])).abs() > PAN_REACHED_DEG.to_radians() {
                     continue;
                 }
-                let detections = cameras[i].capture(&sim, &marks[i]).map_err(|e| e.to_string())?;
+                let detections = cameras[i].capture(sim, &marks[i]).map_err(|e| e.to_string())?;
                 // The lens in the foot frame from the encoders and the model (the mast offsets).
                 let qi: Vec<f64> = joint_map[i].iter().map(|&k| q[k]).collect();
                 let frames = tree.link_frames(&tree.forward(&qi, &Isometry3::identity()).map_err(|e| e.to_string())?);

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use modbot_app::assemble::{
-    Configuration, Fleet, LATCH, Rereferenced, SIMULATED_MU1, assemble, drive_for, fleet_simulator, port,
+    Configuration, Fleet, LATCH, Rereferenced, SIMULATED_MU1, assemble, drive_for, fleet_simulator, port, reassemble,
 };
 use modbot_core::Scenario;
 use modbot_core::{ModuleCatalog, Topology};
@@ -259,6 +259,78 @@ fn six_modules_assemble_into_a_quadruped() {
 #[test]
 fn six_modules_assemble_into_a_wheeled_vehicle() {
     run(Configuration::Wheeled);
+}
+
+/// Reassembly (§5.2): the standing quadruped puts its feet down, its legs let go and take
+/// three high steps backward, and they assemble into the wheeled vehicle with Roles #1 and
+/// #2 still joined; the vehicle then drives as the shipped one does.
+#[test]
+fn the_quadruped_reassembles_into_a_wheeled_vehicle() {
+    let world = mission();
+    let mut sim = fleet_simulator(&world).unwrap();
+    let fleet = Fleet::of(&sim).unwrap();
+    sim.advance_to(0.5).unwrap();
+    let poses: Vec<Pose2> = (0..6).map(|i| fleet.pose(&sim, i)).collect();
+    let roles = distribute_roles(&poses, StagingOrigin::DetPoint).unwrap();
+    let quad = assemble(&mut sim, &fleet, &roles, Configuration::Quadruped, SIMULATED_MU1).unwrap_or_else(|e| panic!("{e}"));
+    let leg_at = |sim: &Simulator, role: usize| fleet.pose(sim, roles.modules[role - 1]);
+    let before: Vec<Pose2> = (3..=6).map(|r| leg_at(&sim, r)).collect();
+    let wall = std::time::Instant::now();
+    let mut samples = 0usize;
+    let wheeled = reassemble(
+        &mut sim,
+        &fleet,
+        &roles,
+        Configuration::Quadruped,
+        Configuration::Wheeled,
+        SIMULATED_MU1,
+        &mut |_| samples += 1,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    eprintln!(
+        "reassembled in {:.1} s simulated ({:.1} s wall), from {:.1} s",
+        wheeled.end_s - quad.end_s,
+        wall.elapsed().as_secs_f64(),
+        quad.end_s
+    );
+    for r in &wheeled.roles {
+        eprintln!(
+            "Role#{}: staged {:.1} s, docked {:.1} s, fit {:.4} m {:.2}°",
+            r.role, r.staged_s, r.docked_s, r.fit.distance_m, r.fit.axis_deg
+        );
+    }
+    // Roles #3–#6 docked again, Role#2 stayed; one tree; observed every step.
+    let mut docked: Vec<usize> = wheeled.roles.iter().map(|r| r.role).collect();
+    docked.sort_unstable();
+    assert_eq!(docked, vec![3, 4, 5, 6]);
+    assert_eq!(sim.link_groups().len(), 1);
+    assert!(samples as f64 >= (wheeled.end_s - quad.end_s) * 100.0 - 1.0, "{samples}");
+    // The legs moved away from where they stood.
+    for (r, b) in (3..=6).zip(before) {
+        let a = leg_at(&sim, r);
+        assert!((a.x - b.x).hypot(a.y - b.y) > 0.05, "Role#{r} did not move");
+    }
+    // It drives as the shipped vehicle does.
+    let joints = fleet.role_joints(&roles);
+    let n = sim.joint_names().len();
+    let base = fleet.modules[roles.modules[0]].foot;
+    let mut straight = Rereferenced::new(
+        Box::new(WheeledDrive::new(
+            "drive",
+            joints,
+            n,
+            WheeledPose::Normal,
+            WheelCommand::Straight(WHEEL_DEG_S),
+            1.0,
+        )),
+        &fleet,
+        &roles,
+        &wheeled,
+    );
+    let drove = drive(&mut sim, &mut straight, base, 3.0);
+    let shipped = shipped_wheeled();
+    assert!((drove.com_z - shipped.com_z).abs() < 0.003, "{drove:?} {shipped:?}");
+    assert!((drove.advance_m / shipped.advance_m - 1.0).abs() < 0.2, "{drove:?} {shipped:?}");
 }
 
 /// A FrontJoint switches between the wheel's speed mode and the hip's servo at run time and
