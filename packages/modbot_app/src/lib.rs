@@ -9,6 +9,7 @@ pub mod friction;
 pub mod gait_driver;
 pub mod load;
 pub mod maze;
+pub mod mission;
 pub mod navigate;
 pub mod organism;
 pub mod recording;

@@ -272,7 +272,8 @@ fn the_quadruped_reassembles_into_a_wheeled_vehicle() {
     sim.advance_to(0.5).unwrap();
     let poses: Vec<Pose2> = (0..6).map(|i| fleet.pose(&sim, i)).collect();
     let roles = distribute_roles(&poses, StagingOrigin::DetPoint).unwrap();
-    let quad = assemble(&mut sim, &fleet, &roles, Configuration::Quadruped, SIMULATED_MU1).unwrap_or_else(|e| panic!("{e}"));
+    let quad =
+        assemble(&mut sim, &fleet, &roles, Configuration::Quadruped, SIMULATED_MU1).unwrap_or_else(|e| panic!("{e}"));
     let leg_at = |sim: &Simulator, role: usize| fleet.pose(sim, roles.modules[role - 1]);
     let before: Vec<Pose2> = (3..=6).map(|r| leg_at(&sim, r)).collect();
     let wall = std::time::Instant::now();
@@ -304,7 +305,10 @@ fn the_quadruped_reassembles_into_a_wheeled_vehicle() {
     docked.sort_unstable();
     assert_eq!(docked, vec![3, 4, 5, 6]);
     assert_eq!(sim.link_groups().len(), 1);
-    assert!(samples as f64 >= (wheeled.end_s - quad.end_s) * 100.0 - 1.0, "{samples}");
+    assert!(
+        samples as f64 >= (wheeled.end_s - quad.end_s) * 100.0 - 1.0,
+        "{samples}"
+    );
     // The legs moved away from where they stood.
     for (r, b) in (3..=6).zip(before) {
         let a = leg_at(&sim, r);
@@ -330,7 +334,10 @@ fn the_quadruped_reassembles_into_a_wheeled_vehicle() {
     let drove = drive(&mut sim, &mut straight, base, 3.0);
     let shipped = shipped_wheeled();
     assert!((drove.com_z - shipped.com_z).abs() < 0.003, "{drove:?} {shipped:?}");
-    assert!((drove.advance_m / shipped.advance_m - 1.0).abs() < 0.2, "{drove:?} {shipped:?}");
+    assert!(
+        (drove.advance_m / shipped.advance_m - 1.0).abs() < 0.2,
+        "{drove:?} {shipped:?}"
+    );
 }
 
 /// A FrontJoint switches between the wheel's speed mode and the hip's servo at run time and

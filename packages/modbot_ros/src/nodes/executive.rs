@@ -160,6 +160,7 @@ impl ExecutiveNodeConfig {
                 position_m: self.position_tolerance_m,
                 yaw_rad: self.yaw_tolerance_deg.to_radians(),
                 row_timeout_s: self.row_timeout_s,
+                goal_position_m: None,
             },
             max_turn_deg: self.max_turn_deg,
             turn: self.turn,

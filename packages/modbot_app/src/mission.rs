@@ -1,0 +1,645 @@
+//! The strategic-planning mission end to end on the embedded simulator (seed-000 §6,
+//! issue 15; decision record 0049): friction estimate, initial scan, modelling, roles,
+//! the plan, then the sequencer executing it row by row through the real controllers —
+//! assembly into the quadruped, its position control and pass-over, reassembly into the
+//! wheeled vehicle, its low-pose pass under the lath and its drive to the target.
+//!
+//! What the modules know: the obstacles' and the target's positions come from the scan
+//! and the modelling step (camera measurements, relative to Module#1, with their noise);
+//! the world file's positions are not read by any controller. Each module's own pose —
+//! and the configuration's, Role#1's foot — is read from the simulator (the camera
+//! lock-on of §6.5 is not built; record 0048), and the compass yaw the source also read.
+
+use std::collections::BTreeMap;
+
+use modbot_core::{ModuleCatalog, Scenario, Topology};
+use modbot_gaits::Controller;
+use modbot_gaits::modular::Goal;
+use modbot_gaits::modular::quadruped::{PassOver, QuadGait, QuadGoto, QuadWalk};
+use modbot_gaits::modular::single::StepTable;
+use modbot_gaits::modular::wheeled::{WheeledGoto, WheeledPose};
+use modbot_planner::assembly::{RoleAssignment, StagingOrigin, distribute_roles};
+use modbot_planner::friction::BandEdges;
+use modbot_planner::modeling::model;
+use modbot_planner::sequencer::{Command, Pose2, Sequencer, SequencerSettings, Tick};
+use modbot_planner::strategic::{Action, StrategicPlan, SubGoal, source_decomposition};
+use modbot_sim::Simulator;
+use serde::Serialize;
+
+use crate::assemble::{
+    AssemblyOutcome, Configuration, Fleet, Rereferenced, SIMULATED_MU1, assemble_observed, drive_until,
+    fleet_simulator, reassemble,
+};
+use crate::scan::{ScanSettings, initial_scan_on, tagged_objects};
+
+/// Cycles of the pass-over (spec §6.4: the manoeuvre runs two).
+pub const PASS_OVER_CYCLES: usize = 2;
+/// The quadruped stands this long after its pass-over, s.
+pub const STAND_AFTER_PASS_S: f64 = 2.0;
+/// The wheels' speed in the wheeled rows, deg/s (half the joint's 360).
+pub const WHEEL_SPEED_DEG_S: f64 = 180.0;
+/// Simulated time a row may take before the mission ends with that row, s.
+pub const ROW_TIMEOUT_S: f64 = 240.0;
+/// Trajectory samples per simulated second.
+pub const TRAJECTORY_HZ: f64 = 10.0;
+/// Distance within which the target counts as reached, m (the sequencer's 0.1).
+pub const REACHED_M: f64 = 0.1;
+/// The last row's tolerance, m: half the source's, so that the true target is within
+/// [`REACHED_M`] despite the camera's error in the target's position (record 0049).
+pub const GOAL_TOLERANCE_M: f64 = 0.05;
+
+/// How a mission runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MissionSettings {
+    /// The cameras (noise and its seed).
+    pub scan: ScanSettings,
+    /// Time a row may take, s.
+    pub row_timeout_s: f64,
+}
+
+impl Default for MissionSettings {
+    fn default() -> MissionSettings {
+        MissionSettings {
+            scan: ScanSettings::default(),
+            row_timeout_s: ROW_TIMEOUT_S,
+        }
+    }
+}
+
+/// One phase of the mission as it ran.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PhaseLog {
+    /// Its name: `friction`, `scan`, `modelling`, `roles`, `plan`, `row N: …`.
+    pub phase: String,
+    /// Simulated start time, s.
+    pub start_s: f64,
+    /// Simulated end time, s.
+    pub end_s: f64,
+    /// `ok` or `failed`.
+    pub outcome: String,
+    /// What it did or why it failed.
+    pub detail: String,
+}
+
+/// What a mission did.
+#[derive(Debug, Clone, Serialize)]
+pub struct MissionReport {
+    /// The world's name.
+    pub world: String,
+    /// The phases in the order they ran.
+    pub phases: Vec<PhaseLog>,
+    /// Whether the configuration's reference point ended within [`REACHED_M`] of the target.
+    pub reached: bool,
+    /// Final distance of Role#1's reference point to the target (the world's), m.
+    pub final_distance_m: f64,
+    /// The failure that ended it, if any: the phase and the reason.
+    pub failure: Option<String>,
+    /// The friction band's μ.
+    pub friction_mu: Option<f64>,
+    /// Role#r is Module#(roles[r-1] + 1).
+    pub roles: Vec<usize>,
+    /// The executed plan.
+    pub plan: Vec<SubGoal>,
+    /// The deliberative planner's configurations for the same world, row by row.
+    pub searched_configurations: Vec<String>,
+    /// Each module's trajectory: (t, x, y, yaw) of its reference point, world frame.
+    pub trajectories: Vec<Vec<[f64; 4]>>,
+    /// The target as modelled (world frame), m.
+    pub target_m: [f64; 2],
+    /// Each tagged object's modelled position (world frame), m.
+    pub objects: BTreeMap<String, [f64; 2]>,
+    /// Simulated time at the end, s.
+    pub sim_s: f64,
+}
+
+/// Samples every module's reference point at [`TRAJECTORY_HZ`].
+struct Tracker {
+    fleet: Fleet,
+    next_s: f64,
+    tracks: Vec<Vec<[f64; 4]>>,
+}
+
+impl Tracker {
+    fn observe(&mut self, sim: &Simulator) {
+        let t = sim.time();
+        if t + 1e-9 < self.next_s {
+            return;
+        }
+        self.next_s = t + 1.0 / TRAJECTORY_HZ;
+        for (i, track) in self.tracks.iter_mut().enumerate() {
+            let p = self.fleet.pose(sim, i);
+            track.push([t, p.x, p.y, p.yaw]);
+        }
+    }
+}
+
+/// The mission's bookkeeping of phases.
+struct Phases<'a> {
+    logs: Vec<PhaseLog>,
+    progress: &'a mut dyn FnMut(&PhaseLog),
+}
+
+impl Phases<'_> {
+    fn close(&mut self, phase: &str, start_s: f64, end_s: f64, result: Result<String, String>) -> Result<(), String> {
+        let (outcome, detail) = match &result {
+            Ok(d) => ("ok", d.clone()),
+            Err(e) => ("failed", e.clone()),
+        };
+        let log = PhaseLog {
+            phase: phase.to_string(),
+            start_s,
+            end_s,
+            outcome: outcome.into(),
+            detail,
+        };
+        (self.progress)(&log);
+        self.logs.push(log);
+        result.map(|_| ()).map_err(|e| format!("{phase}: {e}"))
+    }
+}
+
+/// Runs the mission of `world` (six lone wheel-foot modules at its `robot_starts`, a ground
+/// obstacle, a lath and a target), calling `progress` as each phase ends. A failure ends
+/// the mission with the phase and its reason in the report (never a panic or a hang: every
+/// phase has a time limit).
+pub fn run_mission(
+    world: &Scenario,
+    settings: &MissionSettings,
+    progress: &mut dyn FnMut(&PhaseLog),
+) -> Result<MissionReport, String> {
+    let mut sim = fleet_simulator(world)?;
+    let fleet = Fleet::of(&sim)?;
+    if fleet.modules.len() != 6 {
+        return Err(format!(
+            "world `{}` has {} robot_starts: the mission needs six modules",
+            world.name,
+            fleet.modules.len()
+        ));
+    }
+    let mut tracker = Tracker {
+        fleet: fleet.clone(),
+        next_s: 0.0,
+        tracks: vec![Vec::new(); 6],
+    };
+    let mut phases = Phases {
+        logs: Vec::new(),
+        progress,
+    };
+    let mut report = MissionReport {
+        world: world.name.clone(),
+        phases: Vec::new(),
+        reached: false,
+        final_distance_m: f64::NAN,
+        failure: None,
+        friction_mu: None,
+        roles: Vec::new(),
+        plan: Vec::new(),
+        searched_configurations: Vec::new(),
+        trajectories: Vec::new(),
+        target_m: [f64::NAN; 2],
+        objects: BTreeMap::new(),
+        sim_s: 0.0,
+    };
+    let outcome = mission_phases(
+        world,
+        settings,
+        &mut sim,
+        &fleet,
+        &mut tracker,
+        &mut phases,
+        &mut report,
+    );
+    report.failure = outcome.err();
+    let goal = world.goal.unwrap_or(report.target_m);
+    if let Some(&r1) = report.roles.first() {
+        let p = fleet.pose(&sim, r1);
+        report.final_distance_m = (p.x - goal[0]).hypot(p.y - goal[1]);
+        report.reached = report.failure.is_none() && report.final_distance_m <= REACHED_M;
+    }
+    tracker.next_s = 0.0;
+    tracker.observe(&sim);
+    report.phases = phases.logs;
+    report.trajectories = tracker.tracks;
+    report.sim_s = sim.time();
+    Ok(report)
+}
+
+fn mission_phases(
+    world: &Scenario,
+    settings: &MissionSettings,
+    sim: &mut Simulator,
+    fleet: &Fleet,
+    tracker: &mut Tracker,
+    phases: &mut Phases<'_>,
+    report: &mut MissionReport,
+) -> Result<(), String> {
+    let catalog = ModuleCatalog::builtin();
+    // 1. Friction: Module#1 walks its five low steps on the world's ground, alone (record 0049).
+    let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
+    let walk = crate::friction::estimate_friction(topology, world, BandEdges::Thesis);
+    let t = sim.time();
+    let (mu, detail) = match walk {
+        Ok(w) => (
+            w.estimate.mu,
+            Ok(format!(
+                "mean of the step maxima {:.3} → μ {}",
+                w.estimate.mean,
+                w.estimate.mu.map_or("none".into(), |m| format!("{m:.1}"))
+            )),
+        ),
+        Err(e) => (None, Err(e)),
+    };
+    phases.close("friction", t, t, detail)?;
+    report.friction_mu = mu;
+    // The position controller plans with the steps measured in this simulator at μ = 1.0,
+    // the only band we have measured them for (record 0049).
+    let table: StepTable = SIMULATED_MU1;
+
+    // 2. Scan.
+    let t0 = sim.time();
+    let scan = initial_scan_on(sim, world, &settings.scan);
+    tracker.observe(sim);
+    let scan = match scan {
+        Ok(s) => s,
+        Err(e) => return phases.close("scan", t0, sim.time(), Err(e)),
+    };
+    let seen: usize = scan.scans.iter().map(|s| s.sightings.len()).sum();
+    phases.close(
+        "scan",
+        t0,
+        sim.time(),
+        Ok(format!("{} readings, {seen} things seen", scan.captures.len())),
+    )?;
+
+    // 3. Modelling: positions relative to Module#1, placed in the world at Module#1's pose.
+    let t = sim.time();
+    let scene = model(&scan.scans).map_err(|e| e.to_string());
+    let scene = match scene {
+        Ok(s) => s,
+        Err(e) => return phases.close("modelling", t, t, Err(e)),
+    };
+    let origin = fleet.pose(sim, 0);
+    let unplaced: Vec<String> = scene
+        .modules
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.is_none())
+        .map(|(i, _)| format!("Module#{}", i + 1))
+        .collect();
+    if !unplaced.is_empty() {
+        return phases.close(
+            "modelling",
+            t,
+            t,
+            Err(format!("not placed by any scan: {}", unplaced.join(", "))),
+        );
+    }
+    let placed: Vec<Pose2> = scene
+        .modules
+        .iter()
+        .flatten()
+        .map(|p| Pose2 {
+            x: origin.x + p.position[0],
+            y: origin.y + p.position[1],
+            yaw: p.heading,
+        })
+        .collect();
+    let objects: BTreeMap<String, [f64; 2]> = scene
+        .objects
+        .iter()
+        .map(|(name, (_, p))| (name.clone(), [origin.x + p.position[0], origin.y + p.position[1]]))
+        .collect();
+    report.objects = objects.clone();
+    phases.close(
+        "modelling",
+        t,
+        t,
+        Ok(format!(
+            "{} modules and {} objects placed in {} rounds",
+            placed.len(),
+            objects.len(),
+            scene.rounds
+        )),
+    )?;
+
+    // 4. Roles.
+    let roles = match distribute_roles(&placed, StagingOrigin::DetPoint) {
+        Ok(r) => r,
+        Err(e) => return phases.close("roles", t, t, Err(e.to_string())),
+    };
+    report.roles = roles.modules.to_vec();
+    phases.close(
+        "roles",
+        t,
+        t,
+        Ok((1..=6)
+            .map(|r| format!("Role#{r}=Module#{}", roles.modules[r - 1] + 1))
+            .collect::<Vec<_>>()
+            .join(" ")),
+    )?;
+
+    // 5. The plan, on the modelled world: the objects where the scan put them.
+    let mut modelled = world.clone();
+    for o in modelled.obstacles.iter_mut() {
+        match objects.get(&o.name) {
+            Some(p) => o.position_m = *p,
+            None => {
+                return phases.close(
+                    "plan",
+                    t,
+                    t,
+                    Err(format!("the scan did not see the obstacle `{}`", o.name)),
+                );
+            }
+        }
+    }
+    let target_name = world
+        .markers
+        .iter()
+        .find(|m| m.tag == modbot_core::scenario::Tag::Target)
+        .map(|m| m.name.clone())
+        .unwrap_or_else(|| "target".into());
+    let Some(&target) = objects.get(&target_name) else {
+        return phases.close(
+            "plan",
+            t,
+            t,
+            Err(format!("the scan did not see the target `{target_name}`")),
+        );
+    };
+    report.target_m = target;
+    modelled.goal = Some(target);
+    let plan = match source_decomposition(&modelled) {
+        Ok(p) => p,
+        Err(e) => return phases.close("plan", t, t, Err(e.to_string())),
+    };
+    report.plan = plan.rows.clone();
+    let mut template: Vec<String> = plan.rows.iter().map(|r| r.configuration.clone()).collect();
+    template.dedup();
+    report.searched_configurations = match searched_configurations(&modelled) {
+        Ok(c) => c,
+        Err(e) => return phases.close("plan", t, t, Err(format!("the deliberative search: {e}"))),
+    };
+    if report.searched_configurations != template {
+        return phases.close(
+            "plan",
+            t,
+            t,
+            Err(format!(
+                "the deliberative search chose {:?}, the source's template {:?}",
+                report.searched_configurations, template
+            )),
+        );
+    }
+    phases.close(
+        "plan",
+        t,
+        t,
+        Ok(format!(
+            "{} rows: {}",
+            plan.rows.len(),
+            plan.rows
+                .iter()
+                .map(|r| format!(
+                    "[{}, {}, {:+.2}, {}]",
+                    r.configuration,
+                    r.reference,
+                    r.longitudinal_m,
+                    if r.ability { 1 } else { 0 }
+                ))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )),
+    )?;
+
+    // 6. The sequencer, row by row.
+    let refs = references(world, &objects, &target_name);
+    execute(sim, fleet, &roles, plan, refs, table, settings, tracker, phases)
+}
+
+/// The deliberative planner's configurations in order, for the modelled world, with the
+/// quadruped and the wheeled vehicle available and the quadruped first (the source's plan
+/// assembles it first): the search's sequence, to set beside the template's.
+fn searched_configurations(world: &Scenario) -> Result<Vec<String>, String> {
+    let caps = modbot_planner::capabilities::Capabilities::builtin();
+    modbot_planner::deliberative::plan(world, &caps, &["quadruped", "wheeled"], "quadruped", 0.05)
+        .map(|p| p.configurations)
+        .map_err(|e| e.to_string())
+}
+
+/// The references of the plan's rows: each obstacle's and the target's modelled position,
+/// with its published yaw (as the source's camera read it).
+fn references(world: &Scenario, objects: &BTreeMap<String, [f64; 2]>, target: &str) -> BTreeMap<String, Pose2> {
+    let yaws: BTreeMap<String, f64> = tagged_objects(world).into_iter().map(|o| (o.name, o.yaw)).collect();
+    let mut refs = BTreeMap::new();
+    for (name, p) in objects {
+        let yaw = yaws.get(name).copied().unwrap_or(0.0);
+        let key = if name == target {
+            "target".to_string()
+        } else {
+            name.clone()
+        };
+        refs.insert(key, Pose2 { x: p[0], y: p[1], yaw });
+    }
+    refs
+}
+
+#[allow(clippy::too_many_arguments)]
+fn execute(
+    sim: &mut Simulator,
+    fleet: &Fleet,
+    roles: &RoleAssignment,
+    plan: StrategicPlan,
+    refs: BTreeMap<String, Pose2>,
+    table: StepTable,
+    settings: &MissionSettings,
+    tracker: &mut Tracker,
+    phases: &mut Phases<'_>,
+) -> Result<(), String> {
+    let mut seq = Sequencer::new(
+        plan.clone(),
+        refs,
+        SequencerSettings {
+            row_timeout_s: settings.row_timeout_s,
+            goal_position_m: Some(GOAL_TOLERANCE_M),
+            ..SequencerSettings::default()
+        },
+    );
+    let n = sim.joint_names().len();
+    let joints = fleet.role_joints(roles);
+    let base = fleet.modules[roles.modules[0]].foot;
+    let mut configuration = "single_module".to_string();
+    let mut assembled: Option<AssemblyOutcome> = None;
+    let mut row_start = sim.time();
+    let mut observe = |sim: &Simulator| tracker.observe(sim);
+    loop {
+        let pose = fleet.pose(sim, roles.modules[0]);
+        let now = sim.time();
+        let row = seq.row();
+        let label = |row: usize| {
+            plan.rows.get(row).map_or(String::new(), |r| {
+                format!(
+                    "row {}: {} {} {}",
+                    row + 1,
+                    r.configuration,
+                    action_name(r.action),
+                    r.reference
+                )
+            })
+        };
+        match seq.tick(now, pose, &configuration, false) {
+            Tick::Done => return Ok(()),
+            Tick::Reached(n) => {
+                let d = seq.target(n).map_or(f64::NAN, |t| (t.x - pose.x).hypot(t.y - pose.y));
+                phases.close(
+                    &label(n),
+                    row_start,
+                    now,
+                    Ok(format!(
+                        "reached at ({:.3}, {:.3}), {:.3} m from the row's point, heading {:.1}°",
+                        pose.x,
+                        pose.y,
+                        d,
+                        pose.yaw.to_degrees()
+                    )),
+                )?;
+                row_start = now;
+            }
+            Tick::Replan { row, reason } => {
+                // The source replans nothing (spec §6.1); the mission ends with the row.
+                return phases.close(&label(row), row_start, now, Err(reason));
+            }
+            Tick::Command(Command::Reconfigure(to)) => {
+                let to_conf = match to.as_str() {
+                    "quadruped" => Configuration::Quadruped,
+                    "wheeled" => Configuration::Wheeled,
+                    other => {
+                        return phases.close(
+                            &label(row),
+                            row_start,
+                            now,
+                            Err(format!("no assembly for the configuration `{other}`")),
+                        );
+                    }
+                };
+                let t0 = sim.time();
+                let result = match assembled.as_ref().map(|a| a.configuration) {
+                    None => assemble_observed(sim, fleet, roles, to_conf, table, &[], &mut observe),
+                    Some(from) => reassemble(sim, fleet, roles, from, to_conf, table, &mut observe),
+                };
+                let phase = format!(
+                    "row {}: {} {}",
+                    row + 1,
+                    if assembled.is_none() { "assembly" } else { "reassembly" },
+                    to
+                );
+                match result {
+                    Ok(out) => {
+                        let detail = format!(
+                            "{} docks, complete at {:.1} s, Role#1 moved {:.3} m",
+                            out.roles.len(),
+                            out.complete_s,
+                            out.role1_drift_m
+                        );
+                        assembled = Some(out);
+                        configuration = to.clone();
+                        phases.close(&phase, t0, sim.time(), Ok(detail))?;
+                    }
+                    Err(e) => return phases.close(&phase, t0, sim.time(), Err(e.to_string())),
+                }
+            }
+            Tick::Command(cmd) => {
+                let Some(out) = assembled.as_ref() else {
+                    return phases.close(&label(row), row_start, now, Err("no configuration assembled".into()));
+                };
+                let stop_m = if row + 1 == plan.rows.len() {
+                    GOAL_TOLERANCE_M
+                } else {
+                    SequencerSettings::default().position_m
+                };
+                let inner: Box<dyn Controller> = match (&cmd, out.configuration) {
+                    (Command::Ability(Action::PassOver, _), Configuration::Quadruped) => {
+                        Box::new(PassOver::new(joints, n, PASS_OVER_CYCLES))
+                    }
+                    (Command::Drive(t), Configuration::Quadruped) => {
+                        Box::new(QuadGoto::new(joints, n, goal_of(*t), stop_m))
+                    }
+                    (Command::Drive(t), Configuration::Wheeled) => Box::new(WheeledGoto::new(
+                        joints,
+                        n,
+                        WheeledPose::Normal,
+                        goal_of(*t),
+                        WHEEL_SPEED_DEG_S,
+                        stop_m,
+                    )),
+                    (Command::Ability(Action::PassUnder, t), Configuration::Wheeled) => Box::new(WheeledGoto::new(
+                        joints,
+                        n,
+                        WheeledPose::Low,
+                        goal_of(*t),
+                        WHEEL_SPEED_DEG_S,
+                        stop_m,
+                    )),
+                    (c, conf) => {
+                        return phases.close(
+                            &label(row),
+                            row_start,
+                            now,
+                            Err(format!("`{}` cannot do {c:?}", conf.name())),
+                        );
+                    }
+                };
+                let pass_over = matches!(cmd, Command::Ability(Action::PassOver, _));
+                let mut c = Rereferenced::new(inner, fleet, roles, out);
+                let limit = row_start + settings.row_timeout_s + 1.0;
+                if pass_over {
+                    // Its cycles, then the stance; complete wherever it ends (§6.4).
+                    while c.completed_cycles() < PASS_OVER_CYCLES && sim.time() < limit {
+                        drive_until(sim, &mut c, base, 0.1, &mut |s| {
+                            observe(s);
+                            false
+                        })?;
+                    }
+                    let mut stand = Rereferenced::new(
+                        Box::new(QuadWalk::new("stand", joints, n, QuadGait::Stand)),
+                        fleet,
+                        roles,
+                        out,
+                    );
+                    drive_until(sim, &mut stand, base, STAND_AFTER_PASS_S, &mut |s| {
+                        observe(s);
+                        false
+                    })?;
+                    if c.completed_cycles() >= PASS_OVER_CYCLES {
+                        seq.ability_complete();
+                    }
+                } else {
+                    // Drive until the sequencer says the row is reached (or its time is up).
+                    let conf = configuration.clone();
+                    let mut probe = seq.clone();
+                    drive_until(sim, &mut c, base, settings.row_timeout_s + 1.0, &mut |s| {
+                        observe(s);
+                        let p = fleet.pose(s, roles.modules[0]);
+                        !matches!(probe.tick(s.time(), p, &conf, false), Tick::Command(_))
+                    })?;
+                }
+            }
+        }
+    }
+}
+
+fn goal_of(p: Pose2) -> Goal {
+    Goal {
+        x: p.x,
+        y: p.y,
+        yaw: p.yaw,
+    }
+}
+
+fn action_name(a: Action) -> &'static str {
+    match a {
+        Action::Drive => "drive to",
+        Action::PassOver => "pass over",
+        Action::PassUnder => "pass under",
+    }
+}
