@@ -112,6 +112,69 @@ pub struct MissionReport {
     pub sim_s: f64,
 }
 
+/// The region seeded start layouts are drawn from, world x and y, m: the modules' side of
+/// the ground obstacle, with room for the assembly's ring (record 0049).
+pub const LAYOUT_X_M: (f64, f64) = (-1.0, 0.6);
+/// See [`LAYOUT_X_M`].
+pub const LAYOUT_Y_M: (f64, f64) = (-0.9, 0.9);
+/// Least distance between two modules' reference points in a seeded layout, m (a module is
+/// 0.172 m long).
+pub const LAYOUT_SPACING_M: f64 = 0.4;
+/// Layouts tried before a seed is refused.
+const LAYOUT_TRIES: usize = 100_000;
+
+/// `world` with its six module starts drawn from `seed` (the thesis's "random positions,
+/// arranged so that Module#1 becomes Role#1"): in [`LAYOUT_X_M`] × [`LAYOUT_Y_M`], at least
+/// [`LAYOUT_SPACING_M`] apart, any heading; Module#1 is the one nearest the centroid and
+/// stands at x ≤ −0.1 m (its assembly's ring then stays short of the ground obstacle), and
+/// some module is within 1.95 m of the target (the camera reaches 2 m) so that the scan can place it.
+/// The same seed gives the same layout.
+pub fn seeded_layout(world: &Scenario, seed: u64) -> Result<Scenario, String> {
+    use rand::{Rng, SeedableRng};
+    let goal = world
+        .goal
+        .ok_or_else(|| format!("world `{}` has no goal: a layout needs the target", world.name))?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    for _ in 0..LAYOUT_TRIES {
+        let mut p: Vec<[f64; 3]> = Vec::with_capacity(6);
+        while p.len() < 6 {
+            let c = [
+                rng.random_range(LAYOUT_X_M.0..=LAYOUT_X_M.1),
+                rng.random_range(LAYOUT_Y_M.0..=LAYOUT_Y_M.1),
+                rng.random_range(-180.0..180.0),
+            ];
+            if p.iter().all(|q| (q[0] - c[0]).hypot(q[1] - c[1]) >= LAYOUT_SPACING_M) {
+                p.push(c);
+            } else if rng.random_range(0..50) == 0 {
+                p.clear();
+            }
+        }
+        let cx = p.iter().map(|q| q[0]).sum::<f64>() / 6.0;
+        let cy = p.iter().map(|q| q[1]).sum::<f64>() / 6.0;
+        let d = |q: &[f64; 3]| (q[0] - cx).hypot(q[1] - cy);
+        let first = (0..6).min_by(|&a, &b| d(&p[a]).total_cmp(&d(&p[b]))).unwrap_or(0);
+        // Module#1 strictly nearest, so that it becomes Role#1.
+        let unique = (0..6).all(|i| i == first || d(&p[i]) > d(&p[first]) + 1e-3);
+        let sees_target = p.iter().any(|q| (q[0] - goal[0]).hypot(q[1] - goal[1]) <= 1.95);
+        if !unique || p[first][0] > -0.1 || !sees_target {
+            continue;
+        }
+        p.swap(0, first);
+        let mut out = world.clone();
+        out.robot_starts = p
+            .iter()
+            .map(|q| modbot_core::scenario::StartPose {
+                xyz: [q[0], q[1], 0.0],
+                yaw_deg: q[2],
+            })
+            .collect();
+        out.robot_start = out.robot_starts[0].clone();
+        out.name = format!("{}_seed{seed}", world.name);
+        return Ok(out);
+    }
+    Err(format!("no layout for seed {seed} in {LAYOUT_TRIES} tries"))
+}
+
 /// Samples every module's reference point at [`TRAJECTORY_HZ`].
 struct Tracker {
     fleet: Fleet,

@@ -1,11 +1,14 @@
 //! The strategic-planning mission end to end on the embedded simulator (seed-000 §6,
-//! issue 15; decision record 0049).
+//! issue 15; decision record 0049): from the shipped layout and three seeded ones, the six
+//! modules sense, take roles, assemble the quadruped, pass over the ground obstacle,
+//! reassemble as the wheeled vehicle, pass under the lath and reach the target, in the
+//! order of phases the source observed (spec §6.7).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
 
 use std::path::PathBuf;
 
-use modbot_app::mission::{MissionSettings, run_mission};
+use modbot_app::mission::{MissionReport, MissionSettings, REACHED_M, run_mission, seeded_layout};
 use modbot_core::Scenario;
 
 fn mission() -> Scenario {
@@ -13,24 +16,118 @@ fn mission() -> Scenario {
     Scenario::load(&path).unwrap()
 }
 
-#[test]
-fn the_mission_reaches_the_target() {
-    let world = mission();
+/// The phases the source observed (spec §6.7), as the mission names them.
+const ORDER: [&str; 13] = [
+    "friction",
+    "scan",
+    "modelling",
+    "roles",
+    "plan",
+    "row 1: assembly quadruped",
+    "row 1: quadruped drive to ground_obstacle",
+    "row 2: quadruped pass over ground_obstacle",
+    "row 3: quadruped drive to ground_obstacle",
+    "row 4: reassembly wheeled",
+    "row 4: wheeled drive to lath",
+    "row 5: wheeled pass under lath",
+    "row 6: wheeled drive to target",
+];
+
+fn run(world: &Scenario) -> MissionReport {
     let wall = std::time::Instant::now();
-    let report = run_mission(&world, &MissionSettings::default(), &mut |p| {
+    let report = run_mission(world, &MissionSettings::default(), &mut |p| {
         eprintln!(
-            "[{:7.1} – {:7.1} s] {} {}: {}",
+            "[{:6.1} – {:6.1} s] {} {}: {}",
             p.start_s, p.end_s, p.phase, p.outcome, p.detail
         )
     })
     .unwrap();
+    let wall = wall.elapsed().as_secs_f64();
     eprintln!(
-        "wall {:.1} s, sim {:.1} s, reached {}, final distance {:.3} m, failure {:?}",
-        wall.elapsed().as_secs_f64(),
+        "{}: wall {wall:.1} s, simulated {:.1} s (real-time factor {:.1}), final distance {:.3} m, failure {:?}",
+        world.name,
         report.sim_s,
-        report.reached,
+        report.sim_s / wall,
         report.final_distance_m,
         report.failure
     );
-    assert!(report.reached, "{:?}", report.failure);
+    report
+}
+
+fn check(report: &MissionReport) {
+    assert!(report.failure.is_none(), "{}: {:?}", report.world, report.failure);
+    assert!(
+        report.reached && report.final_distance_m <= REACHED_M,
+        "{}: {:.3} m from the target",
+        report.world,
+        report.final_distance_m
+    );
+    let phases: Vec<&str> = report.phases.iter().map(|p| p.phase.as_str()).collect();
+    assert_eq!(phases, ORDER, "{}", report.world);
+    assert!(report.phases.iter().all(|p| p.outcome == "ok" && p.end_s >= p.start_s));
+    assert_eq!(report.searched_configurations, ["quadruped", "wheeled"]);
+    assert_eq!(report.trajectories.len(), 6);
+    for t in &report.trajectories {
+        assert!(t.len() as f64 >= report.sim_s * 9.0, "{} samples", t.len());
+    }
+}
+
+#[test]
+fn the_mission_reaches_the_target_from_the_shipped_layout() {
+    check(&run(&mission()));
+}
+
+/// Not yet passing (record 0049): from seed 1 the approach stops 0.12 m from the ground
+/// obstacle's face and the pass-over jams; from seed 2 the quadruped reaches its approach
+/// point facing away and passes over backwards, away from the obstacle; seeds 3 and 5
+/// place no module where its camera sees the target; from seed 4 the wheeled vehicle
+/// makes no progress to the lath. `SEEDS=2,4 cargo test -p modbot_app --test mission
+/// three_seeded -- --ignored --nocapture` runs others and prints without asserting.
+#[test]
+#[ignore = "issue 15 open: four of five seeded layouts fail (record 0049)"]
+fn the_mission_reaches_the_target_from_three_seeded_layouts() {
+    let world = mission();
+    let given = std::env::var("SEEDS").ok();
+    let seeds: Vec<u64> = match &given {
+        Some(s) => s
+            .split(',')
+            .map(|x| x.trim().parse().expect("SEEDS: numbers"))
+            .collect(),
+        None => vec![1, 2, 3],
+    };
+    for seed in seeds {
+        let w = seeded_layout(&world, seed).unwrap();
+        eprintln!(
+            "seed {seed}: {:?}",
+            w.robot_starts
+                .iter()
+                .map(|s| (s.xyz[0], s.xyz[1], s.yaw_deg))
+                .collect::<Vec<_>>()
+        );
+        let r = run(&w);
+        if given.is_none() {
+            check(&r);
+        }
+    }
+}
+
+/// The same seed draws the same layout; another seed another one; Module#1 is nearest the
+/// centroid.
+#[test]
+fn seeded_layouts_are_reproducible() {
+    let world = mission();
+    let a = seeded_layout(&world, 7).unwrap();
+    let b = seeded_layout(&world, 7).unwrap();
+    let c = seeded_layout(&world, 8).unwrap();
+    assert_eq!(a.robot_starts, b.robot_starts);
+    assert_ne!(a.robot_starts, c.robot_starts);
+    let n = a.robot_starts.len() as f64;
+    let cx = a.robot_starts.iter().map(|s| s.xyz[0]).sum::<f64>() / n;
+    let cy = a.robot_starts.iter().map(|s| s.xyz[1]).sum::<f64>() / n;
+    let d: Vec<f64> = a
+        .robot_starts
+        .iter()
+        .map(|s| (s.xyz[0] - cx).hypot(s.xyz[1] - cy))
+        .collect();
+    assert!(d[1..].iter().all(|&x| x > d[0]), "{d:?}");
 }
