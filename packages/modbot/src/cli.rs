@@ -47,6 +47,11 @@ pub enum Command {
     /// Calibrate a model on the embedded simulator: `modbot calibrate skid-steer` measures the
     /// wheeled vehicle's slip factor α and ICR offset x_ICR (seed-000 §3.3).
     Calibrate(crate::calibrate_cmd::CalibrateArgs),
+    /// The strategic-planning mission (seed-000 §6): six lone wheel-foot modules sense, take
+    /// roles, dock into a quadruped, pass over an obstacle, re-dock into a wheeled vehicle,
+    /// pass under a lath and reach the target; a run folder with summary.json, trajectories
+    /// and a storyboard.
+    Mission(crate::mission_cmd::MissionArgs),
     /// Digital-hormone organisms (seed-003): `modbot organism map scorpion` prints each
     /// module's type and role as its handshakes mapped them; `file` prints the robot file.
     Organism(crate::organism_cmd::OrganismArgs),
@@ -107,6 +112,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(args) => crate::bench_cmd::run(&args),
         Command::PoseSearch { table } => pose_search(&table),
         Command::Calibrate(args) => crate::calibrate_cmd::run(&args),
+        Command::Mission(args) => crate::mission_cmd::run(&args),
         Command::Molemod(args) => crate::molemod_cmd::run(&args),
         Command::Organism(args) => crate::organism_cmd::run(&args),
         Command::Plan(args) => crate::plan_cmd::run(&args),

@@ -12,6 +12,7 @@ mod gait_cmd;
 mod launch_cmd;
 mod list_cmd;
 mod maze_cmd;
+mod mission_cmd;
 mod molemod_cmd;
 mod organism_cmd;
 mod plan_cmd;

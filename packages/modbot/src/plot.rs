@@ -607,3 +607,95 @@ pub fn convergence_plot(path: &Path, title: &str, history: &[modbot_app::search:
     root.present().map_err(err)?;
     Ok(())
 }
+
+/// A strategic mission from above (its storyboard): the world's boxes (the ground
+/// obstacle, the lath), the target, every module's path in its own colour from its start
+/// (circle) to its end (cross), and Role#1's position as each phase ended, numbered in
+/// phase order (the legend lists them).
+pub fn mission_plot(
+    path: &Path,
+    title: &str,
+    world: &modbot_core::Scenario,
+    tracks: &[Vec<[f64; 4]>],
+    marks: &[(String, [f64; 2])],
+    target: [f64; 2],
+) -> Result<()> {
+    register_font();
+    let shapes: Vec<_> = world
+        .boxes()
+        .map_err(|e| anyhow!("{e}"))?
+        .iter()
+        .map(|b| box_shape(b, 1.0))
+        .collect();
+    let mut xs: Vec<f64> = tracks.iter().flatten().map(|p| p[1]).collect();
+    let mut ys: Vec<f64> = tracks.iter().flatten().map(|p| p[2]).collect();
+    xs.push(target[0]);
+    ys.push(target[1]);
+    let (xmin, xmax) = bounds(&xs);
+    let (ymin, ymax) = bounds(&ys);
+    let span = (xmax - xmin).max(ymax - ymin) * 0.55 + 0.2;
+    let (cx, cy) = ((xmin + xmax) / 2.0, (ymin + ymax) / 2.0);
+    let root = BitMapBackend::new(path, (1000, 1000)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let mut chart = top_view(&root, title, cx - span..cx + span, cy - span..cy + span)?;
+    chart
+        .draw_series(shapes.iter().map(|(o, c)| Polygon::new(o.to_vec(), c.filled())))
+        .map_err(err)?;
+    const COLOURS: [RGBColor; 6] = [
+        RGBColor(31, 119, 180),
+        RGBColor(255, 127, 14),
+        RGBColor(44, 160, 44),
+        RGBColor(214, 39, 40),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+    ];
+    for (i, t) in tracks.iter().enumerate() {
+        let c = COLOURS[i % COLOURS.len()];
+        chart
+            .draw_series(LineSeries::new(t.iter().map(|p| (p[1], p[2])), c.stroke_width(2)))
+            .map_err(err)?
+            .label(format!("Module#{}", i + 1))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3)));
+        if let (Some(a), Some(b)) = (t.first(), t.last()) {
+            chart
+                .draw_series([Circle::new((a[1], a[2]), 5, c.filled())])
+                .map_err(err)?;
+            chart
+                .draw_series([Cross::new((b[1], b[2]), 6, c.stroke_width(2))])
+                .map_err(err)?;
+        }
+    }
+    chart
+        .draw_series([Circle::new(
+            (target[0], target[1]),
+            9,
+            RGBColor(230, 30, 30).stroke_width(3),
+        )])
+        .map_err(err)?
+        .label("target")
+        .legend(|(x, y)| Circle::new((x + 10, y), 5, RGBColor(230, 30, 30).stroke_width(2)));
+    for (k, (name, p)) in marks.iter().enumerate() {
+        chart
+            .draw_series([Circle::new((p[0], p[1]), 4, BLACK.filled())])
+            .map_err(err)?;
+        chart
+            .draw_series([Text::new(
+                format!("{}", k + 1),
+                (p[0] + span * 0.01, p[1] + span * 0.01),
+                ("sans-serif", 16).into_font(),
+            )])
+            .map_err(err)?
+            .label(format!("{}: {name}", k + 1))
+            .legend(|(x, y)| Circle::new((x + 10, y), 3, BLACK.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13).into_font())
+        .draw()
+        .map_err(err)?;
+    root.present().with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}

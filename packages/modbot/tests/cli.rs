@@ -1557,3 +1557,49 @@ fn every_node_prints_its_help_and_exits_0() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("no node `no_such_node`"), "{}", stderr(&o));
 }
+
+/// `modbot mission` runs the strategic mission of the shipped world to the target and
+/// writes its run folder: summary.json with every phase in the source's order, each module's
+/// trajectory, the storyboard; a world without module starts and a layout seed on it are
+/// refused.
+#[test]
+fn mission_reaches_the_target_and_writes_its_run_folder() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-mission");
+    let _ = std::fs::remove_dir_all(&dir);
+    let world = repo().join("worlds/strategic_mission.yaml");
+    let o = modbot(&["mission", world.to_str().unwrap(), "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("reached the target"), "{}", stdout(&o));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["reached"], true);
+    assert!(summary["final_distance_m"].as_f64().unwrap() <= 0.1);
+    let phases: Vec<&str> = summary["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases.first(), Some(&"friction"));
+    assert_eq!(phases.last(), Some(&"row 6: wheeled drive to target"));
+    assert_eq!(summary["plan"].as_array().unwrap().len(), 6);
+    let csv = std::fs::read_to_string(dir.join("trajectories.csv")).unwrap();
+    for m in 1..=6 {
+        assert!(csv.lines().any(|l| l.starts_with(&format!("{m},"))), "module {m}");
+    }
+    assert!(std::fs::metadata(dir.join("storyboard.png")).unwrap().len() > 10_000);
+    // A world of one robot start has no fleet.
+    let flat = repo().join("worlds/flat.yaml");
+    let o = modbot(&[
+        "mission",
+        flat.to_str().unwrap(),
+        "--out",
+        dir.join("flat").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("robot_starts"), "{}", stderr(&o));
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}

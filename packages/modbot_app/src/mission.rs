@@ -168,7 +168,7 @@ pub fn seeded_layout(world: &Scenario, seed: u64) -> Result<Scenario, String> {
                 yaw_deg: q[2],
             })
             .collect();
-        out.robot_start = out.robot_starts[0].clone();
+        out.robot_start = out.robot_starts[0];
         out.name = format!("{}_seed{seed}", world.name);
         return Ok(out);
     }
