@@ -37,12 +37,20 @@ pub const CONTROL_HZ: f64 = 100.0;
 /// The lone module's prefix in the simulator's joint and link names.
 pub const PREFIX: &str = "m1";
 /// Simulated time one stage may take before the assembly gives up, s.
-pub const STAGE_TIMEOUT_S: f64 = 120.0;
+pub const STAGE_TIMEOUT_S: f64 = 180.0;
 /// A walking module's latch closes by itself when its port passes this close to its
 /// partner's between two steps, m (the default docking tolerance, record 0030).
 pub const CATCH_M: f64 = 0.02;
 /// A module links once both its foot joints are this close to rest, deg.
 pub const SETTLED_DEG: f64 = 1.0;
+/// How long a refused latch keeps trying with the module at rest, s.
+pub const LATCH_RETRY_S: f64 = 2.0;
+/// How many times a module refused by the latch walks back to its staging point and comes
+/// in again before the assembly ends.
+pub const REAPPROACHES: usize = 2;
+/// A walking module whose foot plate rolls more than this about its long axis has tipped
+/// over, deg.
+pub const TIPPED_DEG: f64 = 45.0;
 /// Time the finished configuration is given to take its initial pose, s.
 pub const CONF_INIT_S: f64 = 3.0;
 
@@ -271,11 +279,12 @@ pub const RADIAL_DEG: f64 = 20.0;
 /// assembly anchored at Role#1's `role1` (record 0049). The source's modules walk straight
 /// to their staging points and push through whatever is in the way (in our simulator a
 /// module walking to its staging point knocked over one waiting at its own and the
-/// assembly stopped); ours walk round a ring about the assembly's centre (a goal leading
-/// them [`RING_LEAD_DEG`] round, heading along the way) until they are within
-/// [`RADIAL_DEG`] of their staging point, and come in about radially, past the docked
-/// modules and those waiting at their staging points. A module already no farther out
-/// than its staging point (plus 0.1 m) goes straight.
+/// assembly stopped); ours walk anticlockwise round a ring about the assembly's centre (a
+/// goal leading them [`RING_LEAD_DEG`] round, heading along the way; one way round, so
+/// that two never meet head-on) until they are within [`RADIAL_DEG`] of their staging
+/// point, and come in about radially, past the docked modules and those waiting at their
+/// staging points. A module already no farther out than its staging point (plus 0.1 m)
+/// goes straight.
 pub fn route_around(role1: Pose2, from: Pose2, goal: Pose2) -> Pose2 {
     use modbot_planner::assembly::Offset;
     let c = target_pose(
@@ -293,8 +302,11 @@ pub fn route_around(role1: Pose2, from: Pose2, goal: Pose2) -> Pose2 {
     if fx.hypot(fy) <= gx.hypot(gy) + 0.1 || d.abs() <= RADIAL_DEG.to_radians() {
         return goal;
     }
+    // Always anticlockwise, so that two modules on the ring never meet head-on (they did,
+    // and stopped each other).
+    let ccw = d.rem_euclid(std::f64::consts::TAU);
     let lead = RING_LEAD_DEG.to_radians();
-    let a = a_from + d.signum() * d.abs().min(lead);
+    let a = a_from + ccw.min(lead);
     let (x, y) = (c.x + RING_M * a.cos(), c.y + RING_M * a.sin());
     Pose2 {
         x,
@@ -486,6 +498,10 @@ struct Walker {
     log: RoleLog,
     stage_started_s: f64,
     cycles_before: usize,
+    /// Times it walked back to its staging point after the latch refused it.
+    reapproaches: usize,
+    /// Since when the latch has refused it, s.
+    refused_since: Option<f64>,
 }
 
 fn goal_of(pose: Pose2) -> Goal {
@@ -653,6 +669,8 @@ pub fn assemble_observed(
                 },
                 stage_started_s: start_s,
                 cycles_before: 0,
+                reapproaches: 0,
+                refused_since: None,
             })
         })
         .collect::<Result<_, AssemblyFailure>>()?;
@@ -724,7 +742,26 @@ pub fn assemble_observed(
                 0.0
             };
             let fj_angle = sim.joint_positions()[fleet.modules[w.module].joints.fj];
-            let fit = sim.attach(&name, &theirs, &own, roll, &LATCH).map_err(|e| {
+            let attached = sim.attach(&name, &theirs, &own, roll, &LATCH);
+            // Refused: the module holds still and the latch tries again for LATCH_RETRY_S
+            // (a module rocking on uneven contact settles), then it walks back to its
+            // staging point and comes in again, at most REAPPROACHES times (record 0049).
+            if attached.is_err() {
+                let w = &mut walkers[i];
+                let since = *w.refused_since.get_or_insert(t);
+                if t - since < LATCH_RETRY_S {
+                    continue;
+                }
+                if w.reapproaches < REAPPROACHES {
+                    w.reapproaches += 1;
+                    w.refused_since = None;
+                    w.stage = Stage::ToStaging;
+                    w.goto = None;
+                    continue;
+                }
+            }
+            let w = &walkers[i];
+            let fit = attached.map_err(|e| {
                 let now1 = fleet.pose(sim, module_of(1));
                 let poses = sim.link_poses();
                 let link_of = |p: &Port| sim.links_of(p.robot).find(|&l| sim.link_names()[l] == p.link).unwrap_or(0);
@@ -768,6 +805,28 @@ pub fn assemble_observed(
         let role1_now = fleet.pose(sim, module_of(1));
         for w in walkers.iter_mut() {
             let io = &fleet.modules[w.module];
+            if w.stage != Stage::Connected {
+                // Rolled about its long axis (the inchworm only pitches it).
+                let side = poses[io.foot].rotation * Vector3::y();
+                let tilt = side.z.clamp(-1.0, 1.0).asin().abs().to_degrees();
+                if tilt > TIPPED_DEG {
+                    let here = fleet.pose(sim, w.module);
+                    return Err(fail(
+                        w.target.role,
+                        format!(
+                            "Module#{} tipped over (rolled {tilt:.0}°) at ({:.3}, {:.3}), walking to its {}",
+                            w.module + 1,
+                            here.x,
+                            here.y,
+                            if w.stage == Stage::ToStaging {
+                                "staging point"
+                            } else {
+                                "pre-connection point"
+                            }
+                        ),
+                    ));
+                }
+            }
             match w.goto.as_mut() {
                 Some(g) if matches!(w.stage, Stage::ToStaging | Stage::ToPreConnection) => {
                     let goal = if w.stage == Stage::ToStaging {
@@ -1107,10 +1166,15 @@ mod tests {
         assert_eq!(route_around(ROLE1, near, goal), goal);
         // So does one no farther out than the staging point plus 0.1 m, on any bearing.
         assert_eq!(route_around(ROLE1, pose(c + 0.45, 0.0), goal), goal);
-        // Beyond 20° it stays on the ring, turning the short way round.
+        // Beyond 20° it stays on the ring, always anticlockwise: 25° before the staging
+        // point's bearing it goes on to it, 25° past it the whole way round.
         let a = (180.0f64 - 25.0).to_radians();
         let g = route_around(ROLE1, pose(c + 0.7 * a.cos(), 0.7 * a.sin()), goal);
         assert!(((g.x - c).hypot(g.y) - RING_M).abs() < 1e-12);
         assert!((g.y.atan2(g.x - c).to_degrees() - 180.0).abs() < 1e-9, "{g:?}");
+        let a = (180.0f64 + 25.0).to_radians();
+        let g = route_around(ROLE1, pose(c + 0.7 * a.cos(), 0.7 * a.sin()), goal);
+        let bearing = g.y.atan2(g.x - c).to_degrees().rem_euclid(360.0);
+        assert!((bearing - (205.0 + RING_LEAD_DEG)).abs() < 1e-9, "{bearing}");
     }
 }

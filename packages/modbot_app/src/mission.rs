@@ -40,6 +40,8 @@ pub const STAND_AFTER_PASS_S: f64 = 2.0;
 pub const WHEEL_SPEED_DEG_S: f64 = 180.0;
 /// Simulated time a row may take before the mission ends with that row, s.
 pub const ROW_TIMEOUT_S: f64 = 240.0;
+/// Time Role#1 has to turn to the plan's first heading, s.
+pub const ORIENT_TIMEOUT_S: f64 = 30.0;
 /// Trajectory samples per simulated second.
 pub const TRAJECTORY_HZ: f64 = 10.0;
 /// Distance within which the target counts as reached, m (the sequencer's 0.1).
@@ -475,8 +477,56 @@ fn mission_phases(
         )),
     )?;
 
-    // 6. The sequencer, row by row.
+    // 6. Role#1 turns in place to face the way through the first row's reference (record
+    // 0049): the configurations keep Role#1's heading, and neither the quadruped's position
+    // control nor its pass-over turns it round.
     let refs = references(world, &objects, &target_name);
+    let first = plan
+        .rows
+        .first()
+        .and_then(|r| refs.get(&r.reference))
+        .copied()
+        .ok_or_else(|| "the plan has no first row with a known reference".to_string())?;
+    let t = sim.time();
+    let r1 = fleet.modules[roles.modules[0]].clone();
+    let here = fleet.pose(sim, roles.modules[0]);
+    let mut turn = modbot_gaits::modular::single::SingleGoto::new(
+        r1.joints,
+        sim.joint_names().len(),
+        Goal {
+            x: here.x,
+            y: here.y,
+            yaw: first.yaw,
+        },
+        table,
+        None,
+        modbot_gaits::modular::single::HeadingBands::default(),
+    );
+    // In steps of 0.1 s (the goto's time restarts with each: it keeps none of its own).
+    while turn.phase() != modbot_gaits::modular::single::GotoPhase::Done && sim.time() < t + ORIENT_TIMEOUT_S {
+        drive_until(sim, &mut turn, r1.foot, 0.1, &mut |s| {
+            tracker.observe(s);
+            false
+        })?;
+    }
+    let now = fleet.pose(sim, roles.modules[0]);
+    let err = modbot_gaits::modular::wrap_rad(now.yaw - first.yaw).to_degrees();
+    let result = if turn.phase() == modbot_gaits::modular::single::GotoPhase::Done {
+        Ok(format!(
+            "Role#1 turned from {:.1}° to {:.1}° ({err:+.1}° off), moved {:.3} m",
+            here.yaw.to_degrees(),
+            now.yaw.to_degrees(),
+            (now.x - here.x).hypot(now.y - here.y)
+        ))
+    } else {
+        Err(format!(
+            "Role#1 did not turn to {:.1}° in {ORIENT_TIMEOUT_S} s ({err:+.1}° off)",
+            first.yaw.to_degrees()
+        ))
+    };
+    phases.close("orient", t, sim.time(), result)?;
+
+    // 7. The sequencer, row by row.
     execute(sim, fleet, &roles, plan, refs, table, settings, tracker, phases)
 }
 
@@ -606,6 +656,7 @@ fn execute(
                         );
                         assembled = Some(out);
                         configuration = to.clone();
+                        seq.restart_row_clock(sim.time());
                         phases.close(&phase, t0, sim.time(), Ok(detail))?;
                     }
                     Err(e) => return phases.close(&phase, t0, sim.time(), Err(e.to_string())),

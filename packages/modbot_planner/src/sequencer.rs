@@ -178,6 +178,12 @@ impl Sequencer {
         self.ability_done = true;
     }
 
+    /// Starts the current row's clock again at `now`: the acting layer has finished a
+    /// reconfiguration, which has its own time limits, and the row's own work starts now.
+    pub fn restart_row_clock(&mut self, now: f64) {
+        self.row_started = Some(now);
+    }
+
     /// One step of the sense → sequence → act loop.
     pub fn tick(&mut self, now: f64, pose: Pose2, configuration: &str, blocked: bool) -> Tick {
         let Some(row) = self.plan.rows.get(self.row).cloned() else {
