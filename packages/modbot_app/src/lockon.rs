@@ -1,5 +1,5 @@
-//! Role#1's camera locked on the current reference object (seed-000 §6.5; decision record
-//! 0049): the configuration's position comes from that camera, not from the simulator.
+//! The body modules' cameras locked on the landmarks (seed-000 §6.5; decision record
+//! 0049): the configuration's position comes from the cameras, not from the simulator.
 //!
 //! Every [`LOCK_PERIOD_S`] the mast camera of Role#1 looks. Each tagged object in view
 //! whose position the modelling step gave (a landmark) places the reference point: the
@@ -33,41 +33,48 @@ pub const WINDOW: usize = 5;
 /// The object counts as lost when not seen for this long, s.
 pub const LOST_AFTER_S: f64 = 0.5;
 
-/// Role#1's camera, locked on one object at a time.
-pub struct LockOn {
+/// One module's camera in the lock-on.
+struct Eye {
     camera: Camera,
     marks: Vec<Detectable>,
     joints: ModuleJoints,
     /// The simulator's index of each of the module model's joints, in the tree's order.
     model_joints: Vec<usize>,
+    foot_link: usize,
+    pan_target: f64,
+}
+
+/// The body modules' cameras (Role#1's and Role#2's), locked on the landmarks.
+pub struct LockOn {
+    eyes: Vec<Eye>,
     tree: LinkTree,
     tree_foot: usize,
     tree_camera: usize,
     lens: Isometry3<f64>,
-    foot_link: usize,
+    /// Role#1's foot: the configuration's reference point.
+    base_link: usize,
     /// Every tagged object's modelled position (world x, y), by name.
     landmarks: std::collections::BTreeMap<String, [f64; 2]>,
-    /// The row's reference, the object the camera prefers.
+    /// The row's reference, the object the cameras prefer.
     object: Option<String>,
-    pan_target: f64,
     recent: VecDeque<[f64; 2]>,
     estimate: Option<[f64; 2]>,
     last_seen_s: f64,
     next_look_s: f64,
-    /// Sightings and looks since the start, for the report.
+    /// Looks in which some landmark was in view.
     pub sightings: usize,
     /// Looks since the start.
     pub looks: usize,
 }
 
 impl LockOn {
-    /// The lock-on of `module` (its robot index) of a fleet simulator of `world`, its joints
-    /// `joints`, with the cameras' `noise` drawn from `seed`.
+    /// The lock-on of the cameras of `modules` (robot indices with their joints; the first
+    /// is Role#1, whose foot is the reference point) of a fleet simulator of `world`, the
+    /// cameras' `noise` drawn from `seed`.
     pub fn new(
         sim: &Simulator,
         world: &modbot_core::Scenario,
-        module: usize,
-        joints: ModuleJoints,
+        modules: &[(usize, ModuleJoints)],
         noise: CameraNoise,
         seed: u64,
         landmarks: std::collections::BTreeMap<String, [f64; 2]>,
@@ -83,43 +90,52 @@ impl LockOn {
         };
         let (tree_foot, tree_camera) = (link(FOOT_LINK)?, link(CAMERA_LINK)?);
         let names = sim.joint_names();
-        let range = sim.joints_of(module);
-        let model_joints = topology
-            .joint_names()
-            .iter()
-            .map(|j| {
-                range
-                    .clone()
-                    .find(|&k| names[k] == *j)
-                    .ok_or_else(|| format!("module {} has no joint `{j}`", module + 1))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let foot_link = sim
-            .links_of(module)
-            .find(|&l| sim.link_names()[l] == FOOT_LINK)
-            .ok_or_else(|| format!("module {} has no link `{FOOT_LINK}`", module + 1))?;
         let objects = tagged_objects(world);
-        // Only the tagged objects: the reference is never a module.
-        let marks: Vec<Detectable> = detectables(module, sim.robot_count(), &objects)
-            .into_iter()
-            .filter(|d| objects.iter().any(|o| o.name == d.id))
-            .collect();
-        // Its own noise stream, apart from the scan's (streams 0…5).
-        let camera = Camera::new(wheelfoot_camera(module, noise), seed, 100 + module as u64).map_err(|e| e.to_string())?;
-        let lens = camera.spec().pose;
+        let mut eyes = Vec::with_capacity(modules.len());
+        for &(module, joints) in modules {
+            let range = sim.joints_of(module);
+            let model_joints = topology
+                .joint_names()
+                .iter()
+                .map(|j| {
+                    range
+                        .clone()
+                        .find(|&k| names[k] == *j)
+                        .ok_or_else(|| format!("module {} has no joint `{j}`", module + 1))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let foot_link = sim
+                .links_of(module)
+                .find(|&l| sim.link_names()[l] == FOOT_LINK)
+                .ok_or_else(|| format!("module {} has no link `{FOOT_LINK}`", module + 1))?;
+            // Only the tagged objects: the landmarks are never modules.
+            let marks: Vec<Detectable> = detectables(module, sim.robot_count(), &objects)
+                .into_iter()
+                .filter(|d| objects.iter().any(|o| o.name == d.id))
+                .collect();
+            // Its own noise stream, apart from the scan's (streams 0…5).
+            let camera =
+                Camera::new(wheelfoot_camera(module, noise), seed, 100 + module as u64).map_err(|e| e.to_string())?;
+            eyes.push(Eye {
+                camera,
+                marks,
+                joints,
+                model_joints,
+                foot_link,
+                pan_target: 0.0,
+            });
+        }
+        let base_link = eyes.first().map(|e| e.foot_link).ok_or("a lock-on needs a camera")?;
+        let lens = eyes[0].camera.spec().pose;
         Ok(LockOn {
-            camera,
-            marks,
-            joints,
-            model_joints,
+            eyes,
             tree,
             tree_foot,
             tree_camera,
             lens,
-            foot_link,
+            base_link,
             landmarks,
             object: None,
-            pan_target: 0.0,
             recent: VecDeque::with_capacity(WINDOW),
             estimate: None,
             last_seen_s: f64::NEG_INFINITY,
@@ -141,12 +157,12 @@ impl LockOn {
         now - self.last_seen_s <= LOST_AFTER_S
     }
 
-    /// The estimated reference point (world x, y), if the object has been seen.
+    /// The estimated reference point (world x, y), if a landmark has been seen.
     pub fn estimate(&self) -> Option<[f64; 2]> {
         self.estimate
     }
 
-    /// Looks, if it is time: updates the estimate and the pan.
+    /// Looks, if it is time: updates the estimate and the pans.
     pub fn update(&mut self, sim: &Simulator) -> Result<(), String> {
         let now = sim.time();
         if now + 1e-9 < self.next_look_s {
@@ -155,25 +171,50 @@ impl LockOn {
         self.next_look_s = now + LOCK_PERIOD_S;
         let name = self.object.clone().unwrap_or_default();
         self.looks += 1;
-        let seen = self.camera.capture(sim, &self.marks).map_err(|e| e.to_string())?;
         let q = sim.joint_positions();
-        // Every landmark in view gives the reference point's position: its modelled
-        // position less the measured vector to it.
-        let qi: Vec<f64> = self.model_joints.iter().map(|&k| q[k]).collect();
-        let frames = self
-            .tree
-            .link_frames(&self.tree.forward(&qi, &Isometry3::identity()).map_err(|e| e.to_string())?);
-        let lens_in_foot = frames[self.tree_foot].inverse() * frames[self.tree_camera] * self.lens;
-        let attitude = sim.link_poses()[self.foot_link].rotation;
+        let poses = sim.link_poses();
+        let base = poses[self.base_link];
         let mut sum = [0.0, 0.0];
         let mut count = 0usize;
-        for d in &seen {
-            let Some(xy) = self.landmarks.get(&d.id) else {
-                continue;
-            };
-            let v = attitude * (lens_in_foot * Point3::from(d.position)).coords;
-            sum = [sum[0] + xy[0] - v.x, sum[1] + xy[1] - v.y];
-            count += 1;
+        let mut seen_any = Vec::new();
+        for eye in self.eyes.iter_mut() {
+            let seen = eye.camera.capture(sim, &eye.marks).map_err(|e| e.to_string())?;
+            // Every landmark in view places the reference point: its modelled position less
+            // the measured vector to it, less the vector from the reference point to this
+            // module's foot (the docked modules' own geometry).
+            let qi: Vec<f64> = eye.model_joints.iter().map(|&k| q[k]).collect();
+            let frames = self.tree.link_frames(
+                &self
+                    .tree
+                    .forward(&qi, &Isometry3::identity())
+                    .map_err(|e| e.to_string())?,
+            );
+            let lens_in_foot = frames[self.tree_foot].inverse() * frames[self.tree_camera] * self.lens;
+            let foot = poses[eye.foot_link];
+            let to_foot = foot.translation.vector - base.translation.vector;
+            for d in &seen {
+                let Some(xy) = self.landmarks.get(&d.id) else {
+                    continue;
+                };
+                let v = foot.rotation * (lens_in_foot * Point3::from(d.position)).coords + to_foot;
+                sum = [sum[0] + xy[0] - v.x, sum[1] + xy[1] - v.y];
+                count += 1;
+            }
+            // The pan centres the reference when it is in view, else the nearest landmark
+            // in view (so that the camera keeps one), else it searches.
+            let centre = seen.iter().find(|d| d.id == name).or_else(|| {
+                seen.iter()
+                    .filter(|d| self.landmarks.contains_key(&d.id))
+                    .min_by(|a, b| a.position.norm().total_cmp(&b.position.norm()))
+            });
+            match centre {
+                Some(d) => eye.pan_target = wrap_rad(q[eye.joints.pan] + d.position.y.atan2(d.position.x)),
+                None if now - self.last_seen_s > LOST_AFTER_S || seen.is_empty() => {
+                    eye.pan_target = wrap_rad(eye.pan_target + SEARCH_STEP_DEG.to_radians());
+                }
+                None => {}
+            }
+            seen_any.extend(seen.into_iter().map(|d| d.id));
         }
         if count > 0 {
             self.sightings += 1;
@@ -186,42 +227,22 @@ impl LockOn {
             let (sx, sy) = self.recent.iter().fold((0.0, 0.0), |(a, b), p| (a + p[0], b + p[1]));
             self.estimate = Some([sx / n, sy / n]);
         }
-        if std::env::var("LOCK_DEBUG").is_ok() && self.looks % 5 == 0 {
-            let f = sim.link_poses()[self.foot_link];
-            eprintln!("look t {:.1} obj {name} est {:?} truth ({:.3},{:.3}) pan q {:.1} target {:.1} seen {:?}", now, self.estimate, f.translation.x, f.translation.y, q[self.joints.pan].to_degrees(), self.pan_target.to_degrees(), seen.iter().map(|d| d.id.clone()).collect::<Vec<_>>());
-        }
-        // The pan centres the reference when it is in view, else the nearest landmark in
-        // view (so that the camera keeps one), else it searches.
-        let centre = seen.iter().find(|d| d.id == name).or_else(|| {
-            seen.iter()
-                .filter(|d| self.landmarks.contains_key(&d.id))
-                .min_by(|a, b| a.position.norm().total_cmp(&b.position.norm()))
-        });
-        match centre {
-            Some(d) => self.pan_target = wrap_rad(q[self.joints.pan] + d.position.y.atan2(d.position.x)),
-            None if !self.locked(now) => {
-                self.pan_target = wrap_rad(self.pan_target + SEARCH_STEP_DEG.to_radians());
-            }
-            None => {}
-        }
         Ok(())
     }
 
-    /// The pan target, rad.
-    pub fn pan_target(&self) -> f64 {
-        self.pan_target
+    /// Writes the cameras' pan and tilt targets.
+    pub fn command(&self, out: &mut [modbot_gaits::JointTarget]) {
+        for e in &self.eyes {
+            out[e.joints.pan] = modbot_gaits::JointTarget::Position(e.pan_target);
+            out[e.joints.tilt] = modbot_gaits::JointTarget::Position(0.0);
+        }
     }
 
-    /// Role#1's camera joints as the lock-on commands them.
-    pub fn joints(&self) -> ModuleJoints {
-        self.joints
-    }
-
-    /// The base pose the controllers see: the foot's attitude and height from the
-    /// simulator (IMU, compass), its horizontal position from the camera.
+    /// The base pose the controllers see: Role#1's foot's attitude and height from the
+    /// simulator (IMU, compass), its horizontal position from the cameras.
     pub fn base(&self, sim: &Simulator) -> Option<Isometry3<f64>> {
         let e = self.estimate?;
-        let p = sim.link_poses()[self.foot_link];
+        let p = sim.link_poses()[self.base_link];
         Some(Isometry3::from_parts(
             Translation3::new(e[0], e[1], p.translation.z),
             p.rotation,

@@ -6,8 +6,8 @@
 //!
 //! What the modules know: the obstacles' and the target's positions come from the scan
 //! and the modelling step (camera measurements, relative to Module#1, with their noise);
-//! the world file's positions are not read by any controller. In the configurations,
-//! Role#1's camera locked on the row's reference gives the configuration's position
+//! the world file's positions are not read by any controller. In the configurations, the
+//! body modules' cameras locked on the landmarks give the configuration's position
 //! ([`crate::lockon`], §6.5), the compass its heading (the global yaw the source read
 //! too). The lone modules walking to their staging and pre-connection points still read
 //! their own poses from the simulator (record 0048).
@@ -15,11 +15,11 @@
 use std::collections::BTreeMap;
 
 use modbot_core::{ModuleCatalog, Scenario, Topology};
-use modbot_gaits::{Controller, JointTarget};
 use modbot_gaits::modular::Goal;
 use modbot_gaits::modular::quadruped::{PassOver, QuadGait, QuadGoto, QuadWalk};
 use modbot_gaits::modular::single::StepTable;
 use modbot_gaits::modular::wheeled::{WheeledGoto, WheeledPose};
+use modbot_gaits::{Controller, JointTarget};
 use modbot_planner::assembly::{RoleAssignment, StagingOrigin, distribute_roles};
 use modbot_planner::friction::BandEdges;
 use modbot_planner::modeling::model;
@@ -29,12 +29,18 @@ use modbot_sim::Simulator;
 use serde::Serialize;
 
 use crate::assemble::{
-    AssemblyOutcome, Configuration, DriveHooks, Fleet, Rereferenced, SIMULATED_MU1, assemble_observed,
-    drive_hooked, drive_until, fleet_simulator, reassemble,
+    AssemblyOutcome, Configuration, DriveHooks, Fleet, Rereferenced, SIMULATED_MU1, assemble_observed, drive_hooked,
+    drive_until, fleet_simulator, reassemble,
 };
 use crate::lockon::LockOn;
 use crate::scan::{ScanSettings, initial_scan_on, tagged_objects};
 
+/// Where the approach before a pass-over aims, along the obstacle's axis from its
+/// reference, m. The source's −0.1 m with its 0.1 m tolerance lets our quadruped stop with
+/// its body 0.08 m from the obstacle's face, its forelegs against it, and a pass-over begun
+/// there jams on top of the obstacle (seed 4; record 0049); from −0.2 m it stops 0.18–0.28
+/// m from the face and passes over.
+pub const PASS_OVER_APPROACH_M: f64 = -0.2;
 /// Cycles of the pass-over (spec §6.4: the manoeuvre runs two).
 pub const PASS_OVER_CYCLES: usize = 2;
 /// The quadruped stands this long after its pass-over, s.
@@ -117,6 +123,9 @@ pub struct MissionReport {
     pub objects: BTreeMap<String, [f64; 2]>,
     /// Simulated time at the end, s.
     pub sim_s: f64,
+    /// At each row reached, the distance between the position the cameras gave and the
+    /// simulator's, m.
+    pub localisation_error_m: Vec<f64>,
 }
 
 /// The region seeded start layouts are drawn from, world x and y, m: the modules' side of
@@ -206,6 +215,8 @@ impl Tracker {
 /// The mission's bookkeeping of phases.
 struct Phases<'a> {
     logs: Vec<PhaseLog>,
+    /// At each row reached, how far the cameras' position was from the simulator's, m.
+    localisation: Vec<f64>,
     progress: &'a mut dyn FnMut(&PhaseLog),
 }
 
@@ -253,6 +264,7 @@ pub fn run_mission(
     };
     let mut phases = Phases {
         logs: Vec::new(),
+        localisation: Vec::new(),
         progress,
     };
     let mut report = MissionReport {
@@ -269,6 +281,7 @@ pub fn run_mission(
         target_m: [f64::NAN; 2],
         objects: BTreeMap::new(),
         sim_s: 0.0,
+        localisation_error_m: Vec::new(),
     };
     let outcome = mission_phases(
         world,
@@ -289,6 +302,7 @@ pub fn run_mission(
     tracker.next_s = 0.0;
     tracker.observe(&sim);
     report.phases = phases.logs;
+    report.localisation_error_m = phases.localisation;
     report.trajectories = tracker.tracks;
     report.sim_s = sim.time();
     Ok(report)
@@ -439,10 +453,16 @@ fn mission_phases(
     };
     report.target_m = target;
     modelled.goal = Some(target);
-    let plan = match source_decomposition(&modelled) {
+    let mut plan = match source_decomposition(&modelled) {
         Ok(p) => p,
         Err(e) => return phases.close("plan", t, t, Err(e.to_string())),
     };
+    // The approach before a pass-over stops farther back than the source's (record 0049).
+    for i in 1..plan.rows.len() {
+        if plan.rows[i].action == Action::PassOver && plan.rows[i - 1].action == Action::Drive {
+            plan.rows[i - 1].longitudinal_m = PASS_OVER_APPROACH_M;
+        }
+    }
     report.plan = plan.rows.clone();
     let mut template: Vec<String> = plan.rows.iter().map(|r| r.configuration.clone()).collect();
     template.dedup();
@@ -598,9 +618,7 @@ impl DriveHooks for Hooks<'_> {
     }
 
     fn adjust(&mut self, _sim: &Simulator, out: &mut [JointTarget]) {
-        let j = self.lock.joints();
-        out[j.pan] = JointTarget::Position(self.lock.pan_target());
-        out[j.tilt] = JointTarget::Position(0.0);
+        self.lock.command(out);
     }
 
     fn after(&mut self, sim: &Simulator) -> Result<bool, String> {
@@ -686,8 +704,10 @@ fn execute(
     let mut lock = LockOn::new(
         sim,
         world,
-        fleet.modules[r1].robot,
-        joints[0],
+        &[
+            (fleet.modules[r1].robot, joints[0]),
+            (fleet.modules[roles.modules[1]].robot, joints[1]),
+        ],
         settings.scan.noise,
         settings.scan.seed,
         landmarks.clone(),
@@ -713,7 +733,11 @@ fn execute(
         // sighting: the configuration looks before it drives.
         let mut pose = fleet.pose(sim, r1);
         if let Some(r) = plan.rows.get(row) {
-            let object = if r.reference == "target" { target_name } else { r.reference.as_str() };
+            let object = if r.reference == "target" {
+                target_name
+            } else {
+                r.reference.as_str()
+            };
             lock.set_object(object);
             if r.configuration == configuration {
                 let mut hold = HoldTargets(sim.targets().to_vec());
@@ -746,6 +770,7 @@ fn execute(
             Tick::Reached(n) => {
                 let d = seq.target(n).map_or(f64::NAN, |t| (t.x - pose.x).hypot(t.y - pose.y));
                 let truth = fleet.pose(sim, r1);
+                phases.localisation.push((truth.x - pose.x).hypot(truth.y - pose.y));
                 phases.close(
                     &label(n),
                     row_start,
