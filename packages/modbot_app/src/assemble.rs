@@ -543,6 +543,79 @@ pub fn drive_for(
     drive_until(sim, controller, base_link, seconds, &mut |_| false)
 }
 
+/// What a drive asks of its caller each control step ([`drive_hooked`]).
+pub trait DriveHooks {
+    /// The base pose the controller sees; `None`: the base link's pose in the simulator.
+    fn base(&mut self, _sim: &Simulator) -> Option<Isometry3<f64>> {
+        None
+    }
+
+    /// Whether the controller stands still this step: it is not stepped, the servos hold
+    /// their last targets and the speed-driven joints stop.
+    fn hold(&mut self, _sim: &Simulator) -> bool {
+        false
+    }
+
+    /// Changes the controller's outputs before they are sent (a camera the controller does
+    /// not own).
+    fn adjust(&mut self, _sim: &Simulator, _out: &mut [JointTarget]) {}
+
+    /// Called after every control step with the simulator; true ends the drive.
+    fn after(&mut self, _sim: &Simulator) -> Result<bool, String> {
+        Ok(false)
+    }
+}
+
+/// Runs `controller` on `sim` at [`CONTROL_HZ`] for at most `seconds`, its time counted
+/// from now, its base the pose of link `base_link` unless `hooks` give another, its
+/// outputs adjusted and the drive ended by `hooks`.
+pub fn drive_hooked(
+    sim: &mut Simulator,
+    controller: &mut dyn Controller,
+    base_link: usize,
+    seconds: f64,
+    hooks: &mut dyn DriveHooks,
+) -> Result<(), String> {
+    let dt = 1.0 / CONTROL_HZ;
+    let sensors = std::collections::BTreeMap::new();
+    let mut out = vec![JointTarget::Position(0.0); sim.joint_names().len()];
+    let mut first = true;
+    let t0 = sim.time();
+    let mut t = t0;
+    while t < t0 + seconds - 1e-9 {
+        if !first && hooks.hold(sim) {
+            // Stopped: the servos hold their targets, the speed-driven joints stop.
+            for o in out.iter_mut() {
+                if let JointTarget::Velocity(_) = o {
+                    *o = JointTarget::Velocity(0.0);
+                }
+            }
+        } else {
+            let q = sim.joint_positions();
+            let v = sim.joint_velocities();
+            let base = hooks.base(sim).unwrap_or(sim.link_poses()[base_link]);
+            let obs = Observation {
+                time: t - t0,
+                positions: &q,
+                velocities: &v,
+                base,
+                sensors: &sensors,
+            };
+            controller.step(dt, &obs, &mut out);
+            first = false;
+        }
+        hooks.adjust(sim, &mut out);
+        let targets: Vec<f64> = out.iter().map(JointTarget::value).collect();
+        sim.set_targets(&targets).map_err(|e| e.to_string())?;
+        t += dt;
+        sim.advance_to(t).map_err(|e| e.to_string())?;
+        if hooks.after(sim)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// Runs `controller` on `sim` as [`drive_for`] does, for at most `seconds`, calling `stop`
 /// after every control step with the simulator; it ends early when `stop` says so (the
 /// mission records its trajectories there and ends a phase on its own condition).

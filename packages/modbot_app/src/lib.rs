@@ -8,6 +8,7 @@ pub mod evaluate;
 pub mod friction;
 pub mod gait_driver;
 pub mod load;
+pub mod lockon;
 pub mod maze;
 pub mod mission;
 pub mod navigate;

@@ -6,18 +6,20 @@
 //!
 //! What the modules know: the obstacles' and the target's positions come from the scan
 //! and the modelling step (camera measurements, relative to Module#1, with their noise);
-//! the world file's positions are not read by any controller. Each module's own pose —
-//! and the configuration's, Role#1's foot — is read from the simulator (the camera
-//! lock-on of §6.5 is not built; record 0048), and the compass yaw the source also read.
+//! the world file's positions are not read by any controller. In the configurations, the
+//! body modules' cameras locked on the landmarks give the configuration's position
+//! ([`crate::lockon`], §6.5), the compass its heading (the global yaw the source read
+//! too). The lone modules walking to their staging and pre-connection points still read
+//! their own poses from the simulator (record 0048).
 
 use std::collections::BTreeMap;
 
 use modbot_core::{ModuleCatalog, Scenario, Topology};
-use modbot_gaits::Controller;
 use modbot_gaits::modular::Goal;
 use modbot_gaits::modular::quadruped::{PassOver, QuadGait, QuadGoto, QuadWalk};
 use modbot_gaits::modular::single::StepTable;
 use modbot_gaits::modular::wheeled::{WheeledGoto, WheeledPose};
+use modbot_gaits::{Controller, JointTarget};
 use modbot_planner::assembly::{RoleAssignment, StagingOrigin, distribute_roles};
 use modbot_planner::friction::BandEdges;
 use modbot_planner::modeling::model;
@@ -27,11 +29,18 @@ use modbot_sim::Simulator;
 use serde::Serialize;
 
 use crate::assemble::{
-    AssemblyOutcome, Configuration, Fleet, Rereferenced, SIMULATED_MU1, assemble_observed, drive_until,
-    fleet_simulator, reassemble,
+    AssemblyOutcome, Configuration, DriveHooks, Fleet, Rereferenced, SIMULATED_MU1, assemble_observed, drive_hooked,
+    drive_until, fleet_simulator, reassemble,
 };
+use crate::lockon::LockOn;
 use crate::scan::{ScanSettings, initial_scan_on, tagged_objects};
 
+/// Where the approach before a pass-over aims, along the obstacle's axis from its
+/// reference, m. The source's −0.1 m with its 0.1 m tolerance lets our quadruped stop with
+/// its body 0.08 m from the obstacle's face, its forelegs against it, and a pass-over begun
+/// there jams on top of the obstacle (seed 4; record 0049); from −0.2 m it stops 0.18–0.28
+/// m from the face and passes over.
+pub const PASS_OVER_APPROACH_M: f64 = -0.2;
 /// Cycles of the pass-over (spec §6.4: the manoeuvre runs two).
 pub const PASS_OVER_CYCLES: usize = 2;
 /// The quadruped stands this long after its pass-over, s.
@@ -40,6 +49,8 @@ pub const STAND_AFTER_PASS_S: f64 = 2.0;
 pub const WHEEL_SPEED_DEG_S: f64 = 180.0;
 /// Simulated time a row may take before the mission ends with that row, s.
 pub const ROW_TIMEOUT_S: f64 = 240.0;
+/// Time Role#1's camera has to find a lost reference before the mission ends, s.
+pub const LOOK_TIMEOUT_S: f64 = 15.0;
 /// Time Role#1 has to turn to the plan's first heading, s.
 pub const ORIENT_TIMEOUT_S: f64 = 30.0;
 /// Trajectory samples per simulated second.
@@ -112,6 +123,9 @@ pub struct MissionReport {
     pub objects: BTreeMap<String, [f64; 2]>,
     /// Simulated time at the end, s.
     pub sim_s: f64,
+    /// At each row reached, the distance between the position the cameras gave and the
+    /// simulator's, m.
+    pub localisation_error_m: Vec<f64>,
 }
 
 /// The region seeded start layouts are drawn from, world x and y, m: the modules' side of
@@ -201,6 +215,8 @@ impl Tracker {
 /// The mission's bookkeeping of phases.
 struct Phases<'a> {
     logs: Vec<PhaseLog>,
+    /// At each row reached, how far the cameras' position was from the simulator's, m.
+    localisation: Vec<f64>,
     progress: &'a mut dyn FnMut(&PhaseLog),
 }
 
@@ -248,6 +264,7 @@ pub fn run_mission(
     };
     let mut phases = Phases {
         logs: Vec::new(),
+        localisation: Vec::new(),
         progress,
     };
     let mut report = MissionReport {
@@ -264,6 +281,7 @@ pub fn run_mission(
         target_m: [f64::NAN; 2],
         objects: BTreeMap::new(),
         sim_s: 0.0,
+        localisation_error_m: Vec::new(),
     };
     let outcome = mission_phases(
         world,
@@ -284,6 +302,7 @@ pub fn run_mission(
     tracker.next_s = 0.0;
     tracker.observe(&sim);
     report.phases = phases.logs;
+    report.localisation_error_m = phases.localisation;
     report.trajectories = tracker.tracks;
     report.sim_s = sim.time();
     Ok(report)
@@ -434,10 +453,16 @@ fn mission_phases(
     };
     report.target_m = target;
     modelled.goal = Some(target);
-    let plan = match source_decomposition(&modelled) {
+    let mut plan = match source_decomposition(&modelled) {
         Ok(p) => p,
         Err(e) => return phases.close("plan", t, t, Err(e.to_string())),
     };
+    // The approach before a pass-over stops farther back than the source's (record 0049).
+    for i in 1..plan.rows.len() {
+        if plan.rows[i].action == Action::PassOver && plan.rows[i - 1].action == Action::Drive {
+            plan.rows[i - 1].longitudinal_m = PASS_OVER_APPROACH_M;
+        }
+    }
     report.plan = plan.rows.clone();
     let mut template: Vec<String> = plan.rows.iter().map(|r| r.configuration.clone()).collect();
     template.dedup();
@@ -527,7 +552,20 @@ fn mission_phases(
     phases.close("orient", t, sim.time(), result)?;
 
     // 7. The sequencer, row by row.
-    execute(sim, fleet, &roles, plan, refs, table, settings, tracker, phases)
+    execute(
+        sim,
+        world,
+        fleet,
+        &roles,
+        plan,
+        refs,
+        &objects,
+        &target_name,
+        table,
+        settings,
+        tracker,
+        phases,
+    )
 }
 
 /// The deliberative planner's configurations in order, for the modelled world, with the
@@ -557,13 +595,94 @@ fn references(world: &Scenario, objects: &BTreeMap<String, [f64; 2]>, target: &s
     refs
 }
 
+/// The hooks of the configuration's drives: Role#1's camera locked on the row's reference
+/// localises the base and stops the configuration while the reference is lost; the
+/// trajectories are sampled; a copy of the sequencer ends a drive when its row is reached.
+struct Hooks<'a> {
+    lock: &'a mut LockOn,
+    tracker: &'a mut Tracker,
+    /// Localise by the camera (position control); otherwise the controller needs no base.
+    localise: bool,
+    /// End as soon as the reference is seen.
+    until_locked: bool,
+    probe: Option<(Sequencer, String)>,
+}
+
+impl DriveHooks for Hooks<'_> {
+    fn base(&mut self, sim: &Simulator) -> Option<nalgebra::Isometry3<f64>> {
+        if self.localise { self.lock.base(sim) } else { None }
+    }
+
+    fn hold(&mut self, sim: &Simulator) -> bool {
+        self.localise && !self.lock.locked(sim.time())
+    }
+
+    fn adjust(&mut self, _sim: &Simulator, out: &mut [JointTarget]) {
+        self.lock.command(out);
+    }
+
+    fn after(&mut self, sim: &Simulator) -> Result<bool, String> {
+        self.tracker.observe(sim);
+        self.lock.update(sim)?;
+        if self.until_locked {
+            return Ok(self.lock.locked(sim.time()) && self.lock.estimate().is_some());
+        }
+        if let Some((probe, conf)) = self.probe.as_mut()
+            && let Some(p) = estimated_pose(self.lock, sim)
+        {
+            return Ok(!matches!(probe.tick(sim.time(), p, conf, false), Tick::Command(_)));
+        }
+        Ok(false)
+    }
+}
+
+/// Role#1's pose as the lock-on estimates it: position from the camera, heading from the
+/// compass.
+fn estimated_pose(lock: &LockOn, sim: &Simulator) -> Option<Pose2> {
+    lock.base(sim).map(|b| Pose2 {
+        x: b.translation.x,
+        y: b.translation.y,
+        yaw: modbot_gaits::modular::yaw_of(&b),
+    })
+}
+
+/// Holds every joint at the targets it had when it started.
+struct HoldTargets(Vec<f64>);
+
+impl Controller for HoldTargets {
+    fn name(&self) -> &str {
+        "hold"
+    }
+
+    fn joint_count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn step(&mut self, _dt: f64, _obs: &modbot_gaits::Observation<'_>, out: &mut [JointTarget]) {
+        for (o, v) in out.iter_mut().zip(&self.0) {
+            *o = JointTarget::Position(*v);
+        }
+    }
+
+    fn period(&self) -> Option<f64> {
+        None
+    }
+
+    fn completed_cycles(&self) -> usize {
+        0
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn execute(
     sim: &mut Simulator,
+    world: &Scenario,
     fleet: &Fleet,
     roles: &RoleAssignment,
     plan: StrategicPlan,
     refs: BTreeMap<String, Pose2>,
+    landmarks: &BTreeMap<String, [f64; 2]>,
+    target_name: &str,
     table: StepTable,
     settings: &MissionSettings,
     tracker: &mut Tracker,
@@ -571,7 +690,7 @@ fn execute(
 ) -> Result<(), String> {
     let mut seq = Sequencer::new(
         plan.clone(),
-        refs,
+        refs.clone(),
         SequencerSettings {
             row_timeout_s: settings.row_timeout_s,
             goal_position_m: Some(GOAL_TOLERANCE_M),
@@ -580,13 +699,23 @@ fn execute(
     );
     let n = sim.joint_names().len();
     let joints = fleet.role_joints(roles);
-    let base = fleet.modules[roles.modules[0]].foot;
+    let r1 = roles.modules[0];
+    let base = fleet.modules[r1].foot;
+    let mut lock = LockOn::new(
+        sim,
+        world,
+        &[
+            (fleet.modules[r1].robot, joints[0]),
+            (fleet.modules[roles.modules[1]].robot, joints[1]),
+        ],
+        settings.scan.noise,
+        settings.scan.seed,
+        landmarks.clone(),
+    )?;
     let mut configuration = "single_module".to_string();
     let mut assembled: Option<AssemblyOutcome> = None;
     let mut row_start = sim.time();
-    let mut observe = |sim: &Simulator| tracker.observe(sim);
     loop {
-        let pose = fleet.pose(sim, roles.modules[0]);
         let now = sim.time();
         let row = seq.row();
         let label = |row: usize| {
@@ -600,18 +729,57 @@ fn execute(
                 )
             })
         };
+        // The camera on the row's reference, and in a configuration that is to move, its
+        // sighting: the configuration looks before it drives.
+        let mut pose = fleet.pose(sim, r1);
+        if let Some(r) = plan.rows.get(row) {
+            let object = if r.reference == "target" {
+                target_name
+            } else {
+                r.reference.as_str()
+            };
+            lock.set_object(object);
+            if r.configuration == configuration {
+                let mut hold = HoldTargets(sim.targets().to_vec());
+                let mut hooks = Hooks {
+                    lock: &mut lock,
+                    tracker,
+                    localise: false,
+                    until_locked: true,
+                    probe: None,
+                };
+                if !(hooks.lock.locked(now) && hooks.lock.estimate().is_some()) {
+                    drive_hooked(sim, &mut hold, base, LOOK_TIMEOUT_S, &mut hooks)?;
+                }
+                if !lock.locked(sim.time()) {
+                    return phases.close(
+                        &label(row),
+                        row_start,
+                        sim.time(),
+                        Err(format!(
+                            "Role#1's camera saw no landmark in {LOOK_TIMEOUT_S} s (looking for `{object}`)"
+                        )),
+                    );
+                }
+                pose = estimated_pose(&lock, sim).unwrap_or(pose);
+            }
+        }
+        let now = sim.time();
         match seq.tick(now, pose, &configuration, false) {
             Tick::Done => return Ok(()),
             Tick::Reached(n) => {
                 let d = seq.target(n).map_or(f64::NAN, |t| (t.x - pose.x).hypot(t.y - pose.y));
+                let truth = fleet.pose(sim, r1);
+                phases.localisation.push((truth.x - pose.x).hypot(truth.y - pose.y));
                 phases.close(
                     &label(n),
                     row_start,
                     now,
                     Ok(format!(
-                        "reached at ({:.3}, {:.3}), {:.3} m from the row's point, heading {:.1}°",
+                        "reached at ({:.3}, {:.3}) by the camera ({:.3} m off the simulator's), {:.3} m from the row's point, heading {:.1}°",
                         pose.x,
                         pose.y,
+                        (truth.x - pose.x).hypot(truth.y - pose.y),
                         d,
                         pose.yaw.to_degrees()
                     )),
@@ -636,6 +804,7 @@ fn execute(
                     }
                 };
                 let t0 = sim.time();
+                let mut observe = |sim: &Simulator| tracker.observe(sim);
                 let result = match assembled.as_ref().map(|a| a.configuration) {
                     None => assemble_observed(sim, fleet, roles, to_conf, table, &[], &mut observe),
                     Some(from) => reassemble(sim, fleet, roles, from, to_conf, table, &mut observe),
@@ -707,12 +876,17 @@ fn execute(
                 let mut c = Rereferenced::new(inner, fleet, roles, out);
                 let limit = row_start + settings.row_timeout_s + 1.0;
                 if pass_over {
-                    // Its cycles, then the stance; complete wherever it ends (§6.4).
+                    // Its cycles, then the stance; complete wherever it ends (§6.4). It needs
+                    // no position; the camera keeps looking.
+                    let mut hooks = Hooks {
+                        lock: &mut lock,
+                        tracker,
+                        localise: false,
+                        until_locked: false,
+                        probe: None,
+                    };
                     while c.completed_cycles() < PASS_OVER_CYCLES && sim.time() < limit {
-                        drive_until(sim, &mut c, base, 0.1, &mut |s| {
-                            observe(s);
-                            false
-                        })?;
+                        drive_hooked(sim, &mut c, base, 0.1, &mut hooks)?;
                     }
                     let mut stand = Rereferenced::new(
                         Box::new(QuadWalk::new("stand", joints, n, QuadGait::Stand)),
@@ -720,22 +894,21 @@ fn execute(
                         roles,
                         out,
                     );
-                    drive_until(sim, &mut stand, base, STAND_AFTER_PASS_S, &mut |s| {
-                        observe(s);
-                        false
-                    })?;
+                    drive_hooked(sim, &mut stand, base, STAND_AFTER_PASS_S, &mut hooks)?;
                     if c.completed_cycles() >= PASS_OVER_CYCLES {
                         seq.ability_complete();
                     }
                 } else {
-                    // Drive until the sequencer says the row is reached (or its time is up).
-                    let conf = configuration.clone();
-                    let mut probe = seq.clone();
-                    drive_until(sim, &mut c, base, settings.row_timeout_s + 1.0, &mut |s| {
-                        observe(s);
-                        let p = fleet.pose(s, roles.modules[0]);
-                        !matches!(probe.tick(s.time(), p, &conf, false), Tick::Command(_))
-                    })?;
+                    // Drive until the sequencer says the row is reached (or its time is up),
+                    // localised by the camera.
+                    let mut hooks = Hooks {
+                        lock: &mut lock,
+                        tracker,
+                        localise: true,
+                        until_locked: false,
+                        probe: Some((seq.clone(), configuration.clone())),
+                    };
+                    drive_hooked(sim, &mut c, base, settings.row_timeout_s + 1.0, &mut hooks)?;
                 }
             }
         }
