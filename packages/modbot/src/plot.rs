@@ -39,7 +39,30 @@ fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
 
 /// A world box from above: its closed outline in metres times `scale`, and its colour
 /// (walls dark, other obstacles brown).
-fn box_shape(b: &WorldBox, scale: f64) -> ([(f64, f64); 5], RGBColor) {
+/// A box's outline from above (closed, five corners) and its colour.
+type BoxShape = ([(f64, f64); 5], RGBColor);
+
+/// The world's boxes as their outlines from above, coloured by kind, in metres.
+fn world_shapes(world: &modbot_core::Scenario) -> Result<Vec<BoxShape>> {
+    Ok(world
+        .boxes()
+        .map_err(|e| anyhow!("{e}"))?
+        .iter()
+        .map(|b| box_shape(b, 1.0))
+        .collect())
+}
+
+/// A square view holding the points (`xs`, `ys`) with 10 % to spare and `pad` more on
+/// each side: its x and y ranges.
+fn square_window(xs: &[f64], ys: &[f64], pad: f64) -> (Range<f64>, Range<f64>) {
+    let (xmin, xmax) = bounds(xs);
+    let (ymin, ymax) = bounds(ys);
+    let span = (xmax - xmin).max(ymax - ymin) * 0.55 + pad;
+    let (cx, cy) = ((xmin + xmax) / 2.0, (ymin + ymax) / 2.0);
+    (cx - span..cx + span, cy - span..cy + span)
+}
+
+fn box_shape(b: &WorldBox, scale: f64) -> BoxShape {
     let (c, s) = (b.yaw.cos(), b.yaw.sin());
     let (hx, hy) = (b.size[0] / 2.0, b.size[1] / 2.0);
     let outline = [(-hx, -hy), (hx, -hy), (hx, hy), (-hx, hy), (-hx, -hy)].map(|(x, y)| {
@@ -505,25 +528,17 @@ pub fn strategic_plot(
 /// (green) to end (red).
 pub fn maze_plot(path: &Path, title: &str, world: &modbot_core::Scenario, track: &[[f64; 5]]) -> Result<()> {
     register_font();
-    let shapes: Vec<_> = world
-        .boxes()
-        .map_err(|e| anyhow!("{e}"))?
-        .iter()
-        .map(|b| box_shape(b, 1.0))
-        .collect();
+    let shapes = world_shapes(world)?;
     let mut xs: Vec<f64> = track.iter().map(|p| p[1]).collect();
     let mut ys: Vec<f64> = track.iter().map(|p| p[2]).collect();
     for (x, y) in shapes.iter().flat_map(|(o, _)| o) {
         xs.push(*x);
         ys.push(*y);
     }
-    let (xmin, xmax) = bounds(&xs);
-    let (ymin, ymax) = bounds(&ys);
-    let span = (xmax - xmin).max(ymax - ymin) * 0.55 + 0.1;
-    let (cx, cy) = ((xmin + xmax) / 2.0, (ymin + ymax) / 2.0);
+    let (wx, wy) = square_window(&xs, &ys, 0.1);
     let root = BitMapBackend::new(path, (900, 900)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
-    let mut chart = top_view(&root, title, cx - span..cx + span, cy - span..cy + span)?;
+    let mut chart = top_view(&root, title, wx, wy)?;
     chart
         .draw_series(shapes.iter().map(|(o, c)| Polygon::new(o.to_vec(), c.filled())))
         .map_err(err)?;
@@ -621,23 +636,16 @@ pub fn mission_plot(
     target: [f64; 2],
 ) -> Result<()> {
     register_font();
-    let shapes: Vec<_> = world
-        .boxes()
-        .map_err(|e| anyhow!("{e}"))?
-        .iter()
-        .map(|b| box_shape(b, 1.0))
-        .collect();
+    let shapes = world_shapes(world)?;
     let mut xs: Vec<f64> = tracks.iter().flatten().map(|p| p[1]).collect();
     let mut ys: Vec<f64> = tracks.iter().flatten().map(|p| p[2]).collect();
     xs.push(target[0]);
     ys.push(target[1]);
-    let (xmin, xmax) = bounds(&xs);
-    let (ymin, ymax) = bounds(&ys);
-    let span = (xmax - xmin).max(ymax - ymin) * 0.55 + 0.2;
-    let (cx, cy) = ((xmin + xmax) / 2.0, (ymin + ymax) / 2.0);
+    let (wx, wy) = square_window(&xs, &ys, 0.2);
+    let span = (wx.end - wx.start) / 2.0;
     let root = BitMapBackend::new(path, (1000, 1000)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
-    let mut chart = top_view(&root, title, cx - span..cx + span, cy - span..cy + span)?;
+    let mut chart = top_view(&root, title, wx, wy)?;
     chart
         .draw_series(shapes.iter().map(|(o, c)| Polygon::new(o.to_vec(), c.filled())))
         .map_err(err)?;

@@ -626,31 +626,13 @@ pub fn drive_until(
     seconds: f64,
     stop: &mut dyn FnMut(&Simulator) -> bool,
 ) -> Result<(), String> {
-    let dt = 1.0 / CONTROL_HZ;
-    let sensors = std::collections::BTreeMap::new();
-    let mut out = vec![JointTarget::Position(0.0); sim.joint_names().len()];
-    let t0 = sim.time();
-    let mut t = t0;
-    while t < t0 + seconds - 1e-9 {
-        let q = sim.joint_positions();
-        let v = sim.joint_velocities();
-        let obs = Observation {
-            time: t - t0,
-            positions: &q,
-            velocities: &v,
-            base: sim.link_poses()[base_link],
-            sensors: &sensors,
-        };
-        controller.step(dt, &obs, &mut out);
-        let targets: Vec<f64> = out.iter().map(JointTarget::value).collect();
-        sim.set_targets(&targets).map_err(|e| e.to_string())?;
-        t += dt;
-        sim.advance_to(t).map_err(|e| e.to_string())?;
-        if stop(sim) {
-            break;
+    struct StopWhen<'a>(&'a mut dyn FnMut(&Simulator) -> bool);
+    impl DriveHooks for StopWhen<'_> {
+        fn after(&mut self, sim: &Simulator) -> Result<bool, String> {
+            Ok((self.0)(sim))
         }
     }
-    Ok(())
+    drive_hooked(sim, controller, base_link, seconds, &mut StopWhen(stop))
 }
 
 /// Assembles `configuration` from the fleet's modules with the roles `roles`, docking

@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 
 use modbot_app::assemble::{
-    Configuration, Fleet, LATCH, Rereferenced, SIMULATED_MU1, assemble, drive_for, fleet_simulator, port, reassemble,
+    AssemblyOutcome, Configuration, Fleet, LATCH, Rereferenced, SIMULATED_MU1, assemble, drive_for, fleet_simulator,
+    port, reassemble,
 };
 use modbot_core::Scenario;
 use modbot_core::{ModuleCatalog, Topology};
@@ -16,7 +17,7 @@ use modbot_gaits::Controller;
 use modbot_gaits::modular::quadruped::{QuadGait, QuadWalk};
 use modbot_gaits::modular::wheeled::{WheelCommand, WheeledDrive, WheeledPose};
 use modbot_gaits::modular::{ModuleJoints, yaw_of};
-use modbot_planner::assembly::{StagingOrigin, distribute_roles};
+use modbot_planner::assembly::{RoleAssignment, StagingOrigin, distribute_roles};
 use modbot_planner::sequencer::Pose2;
 use modbot_sim::{DockTolerance, SimRobot, SimSettings, Simulator};
 use modbot_sim::{Drive, Servo};
@@ -67,23 +68,7 @@ fn run(configuration: Configuration) {
     assert_eq!(sim.link_groups().len(), 1, "all six modules move as one tree");
     // Assembled from lone modules, the wheeled vehicle drives as the shipped one does.
     if configuration == Configuration::Wheeled {
-        let joints = fleet.role_joints(&roles);
-        let n = sim.joint_names().len();
-        let base = fleet.modules[roles.modules[0]].foot;
-        let mut straight = Rereferenced::new(
-            Box::new(WheeledDrive::new(
-                "drive",
-                joints,
-                n,
-                WheeledPose::Normal,
-                WheelCommand::Straight(WHEEL_DEG_S),
-                1.0,
-            )),
-            &fleet,
-            &roles,
-            &out,
-        );
-        let drove = drive(&mut sim, &mut straight, base, 3.0);
+        let drove = drive_straight(&mut sim, &fleet, &roles, &out);
         let shipped = shipped_wheeled();
         eprintln!(
             "assembled: CoM {:.4} m, drove {:.4} m in 3 s; shipped: CoM {:.4} m, {:.4} m",
@@ -187,6 +172,27 @@ fn drive(sim: &mut Simulator, c: &mut dyn Controller, base: usize, seconds: f64)
 
 /// Wheel speed of the driving checks, deg/s.
 const WHEEL_DEG_S: f64 = 180.0;
+
+/// An assembled wheeled vehicle driving straight for 3 s at [`WHEEL_DEG_S`].
+fn drive_straight(sim: &mut Simulator, fleet: &Fleet, roles: &RoleAssignment, outcome: &AssemblyOutcome) -> Drove {
+    let joints = fleet.role_joints(roles);
+    let n = sim.joint_names().len();
+    let base = fleet.modules[roles.modules[0]].foot;
+    let mut straight = Rereferenced::new(
+        Box::new(WheeledDrive::new(
+            "drive",
+            joints,
+            n,
+            WheeledPose::Normal,
+            WheelCommand::Straight(WHEEL_DEG_S),
+            1.0,
+        )),
+        fleet,
+        roles,
+        outcome,
+    );
+    drive(sim, &mut straight, base, 3.0)
+}
 
 /// The shipped wheeled vehicle (config/robots/wheeled.yaml) driving straight 3 s on the
 /// mission's ground, after 3 s taking its pose.
@@ -315,23 +321,7 @@ fn the_quadruped_reassembles_into_a_wheeled_vehicle() {
         assert!((a.x - b.x).hypot(a.y - b.y) > 0.05, "Role#{r} did not move");
     }
     // It drives as the shipped vehicle does.
-    let joints = fleet.role_joints(&roles);
-    let n = sim.joint_names().len();
-    let base = fleet.modules[roles.modules[0]].foot;
-    let mut straight = Rereferenced::new(
-        Box::new(WheeledDrive::new(
-            "drive",
-            joints,
-            n,
-            WheeledPose::Normal,
-            WheelCommand::Straight(WHEEL_DEG_S),
-            1.0,
-        )),
-        &fleet,
-        &roles,
-        &wheeled,
-    );
-    let drove = drive(&mut sim, &mut straight, base, 3.0);
+    let drove = drive_straight(&mut sim, &fleet, &roles, &wheeled);
     let shipped = shipped_wheeled();
     assert!((drove.com_z - shipped.com_z).abs() < 0.003, "{drove:?} {shipped:?}");
     assert!(
