@@ -43,15 +43,32 @@ fn msgs_prefix() -> PathBuf {
 /// piece fails with the command that installs it.
 fn python() -> PathBuf {
     let py = venv().join("bin/python");
-    let ok = Command::new(&py)
-        .args([
-            "-c",
-            "import rclpy, rclpy.serialization, nav_msgs.msg, geometry_msgs.msg, rosgraph_msgs.msg, xacro, ament_index_python",
-        ])
-        .status()
-        .is_ok_and(|s| s.success());
+    let ok = || {
+        Command::new(&py)
+            .args([
+                "-c",
+                "import rclpy, rclpy.serialization, nav_msgs.msg, geometry_msgs.msg, rosgraph_msgs.msg, xacro, ament_index_python",
+            ])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    // Made here when missing, as the interop test makes it, so that `cargo test --workspace`
+    // needs nothing installed by hand (this test may run before that one).
+    if !ok() {
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(venv())
+            .status()
+            .is_ok_and(|s| s.success())
+            && Command::new(venv().join("bin/pip"))
+                .args(["install", "-q", "-r"])
+                .arg(root().join("test/interop/requirements.txt"))
+                .status()
+                .is_ok_and(|s| s.success());
+        assert!(made, "making {} failed", venv().display());
+    }
     assert!(
-        ok,
+        ok(),
         "{} lacks rclpy, the message wheels, xacro or ament_index_python; make it with\n  \
          python3 -m venv target/interop-venv && target/interop-venv/bin/pip install -r test/interop/requirements.txt",
         venv().display()
@@ -62,6 +79,19 @@ fn python() -> PathBuf {
 /// `PREFIX/lib/python3.X/site-packages` of modbot's rclpy build of its messages (tf2_msgs
 /// included, which has no wheel).
 fn msgs_pythonpath() -> PathBuf {
+    // Built here when missing, as the interop test builds it (this test may run first).
+    if !msgs_prefix().join("interfaces.stamp").is_file() {
+        let built = Command::new(root().join("test/interop/build_modbot_msgs.sh"))
+            .arg(venv())
+            .arg(msgs_prefix())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            built,
+            "building the rclpy messages into {} failed",
+            msgs_prefix().display()
+        );
+    }
     let lib = msgs_prefix().join("lib");
     let py = std::fs::read_dir(&lib)
         .ok()
