@@ -109,6 +109,8 @@ fn write_folder(
         "phases": report.phases,
         "target_m": report.target_m,
         "objects_m": report.objects,
+        "localisation_error_m": report.localisation_error_m,
+        "staging_localisation_error_m": report.staging_localisation_error_m,
         "simulated_s": report.sim_s,
         "wall_s": wall_s,
         "starts": world.robot_starts.iter().map(|s| serde_json::json!({"xyz": s.xyz, "yaw_deg": s.yaw_deg})).collect::<Vec<_>>(),

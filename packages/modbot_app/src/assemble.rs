@@ -14,9 +14,14 @@
 //! [`Simulator::set_drive`]) and the configuration's controller takes the pose of
 //! `conf_init`.
 //!
-//! What a module knows: the targets come from Role#1's pose at the start (Role#1 does not
-//! move), and each walking module's own pose is its foot plate's pose in the simulator —
-//! the camera's lock-on (§6.5) is not yet what localises a module here (record 0048).
+//! What a module knows: the targets hang from Role#1's reference point (Role#1 does not
+//! move) and its heading. With a [`CameraLocalisation`] (the mission's), Role#1's point is
+//! the one the modules share (the modelling's, or the configuration's cameras'), and each
+//! module walking to its staging point finds itself with its own mast camera (§5.1) on
+//! Role#1's DetPoint and the modelled landmarks ([`LockOn::lone`]); from the staging
+//! point to the pre-connection point it is guided by its partner's port relative to its
+//! own, as a docking sensor measures it (record 0050). Without one (the assembly tests),
+//! the module's pose is its foot plate's in the simulator (record 0048).
 
 use std::ops::Range;
 
@@ -29,8 +34,11 @@ use modbot_gaits::modular::{Goal, ModuleJoints, yaw_of};
 use modbot_gaits::{Controller, JointTarget, Observation};
 use modbot_planner::assembly::{ForcedDirection, RoleAssignment, RoleTarget, role_target, target_pose};
 use modbot_planner::sequencer::Pose2;
-use modbot_sim::{DockFit, DockTolerance, Drive, Port, SimRobot, SimSettings, Simulator, StartPose};
-use nalgebra::{Isometry3, Vector3};
+use modbot_sim::{CameraNoise, DockFit, DockTolerance, Drive, Port, SimRobot, SimSettings, Simulator, StartPose};
+use nalgebra::{Isometry3, Point3, Vector3};
+
+use crate::lockon::LockOn;
+use crate::scan::{DETPOINT_IN_MAST_M, MAST_LINK, module_id};
 
 /// Control rate, Hz.
 pub const CONTROL_HZ: f64 = 100.0;
@@ -367,6 +375,29 @@ pub struct RoleLog {
     pub wheel_roll_deg: f64,
     /// Its FrontJoint's angle when it linked, deg.
     pub fj_at_dock_deg: f64,
+    /// With a [`CameraLocalisation`]: how far its camera's position relative to Role#1's
+    /// shared point was from the simulator's relative to Role#1's true one, when it reached
+    /// its staging point, m (NaN without one).
+    pub staging_localisation_m: f64,
+}
+
+/// How the walking modules localise themselves in the mission (record 0050).
+#[derive(Debug, Clone)]
+pub struct CameraLocalisation<'a> {
+    /// The world (its tagged objects are what the cameras can see).
+    pub world: &'a Scenario,
+    /// The cameras' noise.
+    pub noise: CameraNoise,
+    /// The noise's seed.
+    pub seed: u64,
+    /// Every tagged object's modelled position (world x, y), m.
+    pub landmarks: std::collections::BTreeMap<String, [f64; 2]>,
+    /// Role#1's reference point as the modules share it (world x, y), m.
+    pub role1_xy: [f64; 2],
+    /// Where the modelling placed each module (by fleet index; world x, y), m: a module
+    /// whose camera has not yet found a landmark (one beyond its range) walks from there on
+    /// its heading until it does. A module not listed stands and looks.
+    pub starts: std::collections::BTreeMap<usize, [f64; 2]>,
 }
 
 /// What an assembly did.
@@ -502,6 +533,8 @@ struct Walker {
     reapproaches: usize,
     /// Since when the latch has refused it, s.
     refused_since: Option<f64>,
+    /// Its camera, with a [`CameraLocalisation`].
+    eye: Option<LockOn>,
 }
 
 fn goal_of(pose: Pose2) -> Goal {
@@ -646,7 +679,7 @@ pub fn assemble(
     configuration: Configuration,
     table: StepTable,
 ) -> Result<AssemblyOutcome, AssemblyFailure> {
-    assemble_observed(sim, fleet, roles, configuration, table, &[], &mut |_| {})
+    assemble_observed(sim, fleet, roles, configuration, table, &[], None, &mut |_| {})
 }
 
 /// The name of a role's dock in the simulator: `role3.F-role1.R`.
@@ -658,7 +691,9 @@ pub fn dock_name(target: &RoleTarget) -> String {
 }
 
 /// [`assemble`], with `connected` the roles (2…6) already docked (Role#2 in a
-/// reassembly) and `observe` called with the simulator after every control step.
+/// reassembly), the walking modules localised by `localise` (else by the simulator) and
+/// `observe` called with the simulator after every control step.
+#[allow(clippy::too_many_arguments)]
 pub fn assemble_observed(
     sim: &mut Simulator,
     fleet: &Fleet,
@@ -666,6 +701,7 @@ pub fn assemble_observed(
     configuration: Configuration,
     table: StepTable,
     connected: &[usize],
+    localise: Option<&CameraLocalisation<'_>>,
     observe: &mut dyn FnMut(&Simulator),
 ) -> Result<AssemblyOutcome, AssemblyFailure> {
     let catalog = ModuleCatalog::builtin();
@@ -680,6 +716,11 @@ pub fn assemble_observed(
     }
     let role1 = fleet.pose(sim, module_of(1));
     let start_s = sim.time();
+    let role1_id = module_id(fleet.modules[module_of(1)].robot);
+    let role1_mast = sim
+        .links_of(fleet.modules[module_of(1)].robot)
+        .find(|&l| sim.link_names()[l] == MAST_LINK)
+        .ok_or_else(|| fail(1, format!("Role#1 has no link `{MAST_LINK}`")))?;
     let mut walkers: Vec<Walker> = (2..=6)
         .map(|role| {
             let target = role_target(configuration.name(), role).map_err(|e| fail(role, e.to_string()))?;
@@ -721,14 +762,54 @@ pub fn assemble_observed(
                     cycles: 0,
                     wheel_roll_deg: 0.0,
                     fj_at_dock_deg: f64::NAN,
+                    staging_localisation_m: f64::NAN,
                 },
                 stage_started_s: start_s,
                 cycles_before: 0,
                 reapproaches: 0,
                 refused_since: None,
+                eye: match localise {
+                    Some(l) if !connected.contains(&role) => {
+                        let mut eye = LockOn::lone(
+                            sim,
+                            l.world,
+                            (
+                                fleet.modules[module_of(role)].robot,
+                                fleet.modules[module_of(role)].joints,
+                            ),
+                            l.noise,
+                            l.seed,
+                            l.landmarks.clone(),
+                        )
+                        .map_err(|e| fail(role, e))?;
+                        if let Some(&xy) = l.starts.get(&module_of(role)) {
+                            eye.start_from(xy);
+                        }
+                        Some(eye)
+                    }
+                    _ => None,
+                },
             })
         })
         .collect::<Result<_, AssemblyFailure>>()?;
+    // Role#1 keeps finding itself with its own camera on the modelled landmarks (a module
+    // that docks may push it), from the shared point on.
+    let mut role1_eye = match localise {
+        Some(l) => {
+            let mut eye = LockOn::lone(
+                sim,
+                l.world,
+                (fleet.modules[module_of(1)].robot, fleet.modules[module_of(1)].joints),
+                l.noise,
+                l.seed,
+                l.landmarks.clone(),
+            )
+            .map_err(|e| fail(1, e))?;
+            eye.start_from(l.role1_xy);
+            Some(eye)
+        }
+        None => None,
+    };
     let bands = HeadingBands::default();
     let goto = |m: usize, offset, forced: Option<Direction>| {
         SingleGoto::new(
@@ -856,10 +937,65 @@ pub fn assemble_observed(
         let v = sim.joint_velocities();
         let poses = sim.link_poses();
         rest(&fleet.modules[module_of(1)].joints, &mut out);
-        // The goals hang from Role#1 as it is now, as the source's camera measured it.
-        let role1_now = fleet.pose(sim, module_of(1));
+        // The goals hang from Role#1 as it is now: its heading (IMU, compass) and its
+        // reference point, the shared one with a localisation.
+        let role1_true = fleet.pose(sim, module_of(1));
+        let role1_now = match role1_eye.as_mut() {
+            Some(eye) => {
+                eye.update(sim).map_err(|e| fail(1, e))?;
+                eye.command(&mut out);
+                let xy = eye.estimate().or(localise.map(|l| l.role1_xy)).unwrap_or_default();
+                Pose2 {
+                    x: xy[0],
+                    y: xy[1],
+                    yaw: role1_true.yaw,
+                }
+            }
+            None => role1_true,
+        };
+        // Role#1's DetPoint, from its shared point and its own kinematics (encoders, IMU).
+        let detpoint = {
+            let d =
+                poses[role1_mast] * Point3::new(DETPOINT_IN_MAST_M[0], DETPOINT_IN_MAST_M[1], DETPOINT_IN_MAST_M[2]);
+            [role1_now.x + d.x - role1_true.x, role1_now.y + d.y - role1_true.y]
+        };
         for w in walkers.iter_mut() {
             let io = &fleet.modules[w.module];
+            // Walking to its staging point, the module sees itself through its camera.
+            let mut seen_base = None;
+            // At its point and turning to its heading (about its foot tip), it needs no
+            // new sighting: its position stays what the camera last gave.
+            let turning = w
+                .goto
+                .as_ref()
+                .is_some_and(|g| matches!(g.phase(), GotoPhase::Turn | GotoPhase::Settle));
+            if w.stage == Stage::ToStaging
+                && let Some(eye) = w.eye.as_mut()
+            {
+                eye.set_landmark(&role1_id, detpoint);
+                eye.set_object(&role1_id);
+                eye.update(sim).map_err(|e| fail(w.target.role, e))?;
+                // Before its first sighting it walks from its modelled start; once it has
+                // seen, it stops whenever it loses sight.
+                match eye.base(sim).filter(|_| eye.sightings == 0 || turning || eye.locked(t)) {
+                    Some(b) => seen_base = Some(b),
+                    None => {
+                        // Nothing in view: it stands and looks.
+                        if t - w.stage_started_s > STAGE_TIMEOUT_S {
+                            return Err(fail(
+                                w.target.role,
+                                format!(
+                                    "its camera saw no landmark in {STAGE_TIMEOUT_S} s, walking to its staging point"
+                                ),
+                            ));
+                        }
+                        rest(&io.joints, &mut out);
+                        eye.command(&mut out);
+                        continue;
+                    }
+                }
+            }
+            let base = seen_base.unwrap_or(poses[io.foot]);
             if w.stage != Stage::Connected {
                 // Rolled about its long axis (the inchworm only pitches it).
                 let side = poses[io.foot].rotation * Vector3::y();
@@ -886,9 +1022,9 @@ pub fn assemble_observed(
                 Some(g) if matches!(w.stage, Stage::ToStaging | Stage::ToPreConnection) => {
                     let goal = if w.stage == Stage::ToStaging {
                         let here = Pose2 {
-                            x: poses[io.foot].translation.x,
-                            y: poses[io.foot].translation.y,
-                            yaw: yaw_of(&poses[io.foot]),
+                            x: base.translation.x,
+                            y: base.translation.y,
+                            yaw: yaw_of(&base),
                         };
                         route_around(role1_now, here, target_pose(role1_now, w.target.stage1))
                     } else {
@@ -901,10 +1037,15 @@ pub fn assemble_observed(
                         time: t - w.stage_started_s,
                         positions: &q,
                         velocities: &v,
-                        base: poses[io.foot],
+                        base,
                         sensors: &sensors,
                     };
                     g.step(dt, &obs, &mut out);
+                    if w.stage == Stage::ToStaging
+                        && let Some(eye) = w.eye.as_ref()
+                    {
+                        eye.command(&mut out);
+                    }
                     // The latch catches its partner's port as soon as it is within reach with
                     // the foot at rest, between two steps (caught mid-step, the module would be
                     // welded with its foot lifted).
@@ -922,6 +1063,13 @@ pub fn assemble_observed(
                         w.log.cycles = w.cycles_before + g.gait_cycles();
                         w.cycles_before = w.log.cycles;
                         if w.stage == Stage::ToStaging {
+                            if seen_base.is_some() {
+                                // Relative to Role#1, the frame the goals hang from: a
+                                // pushed Role#1 shifts both alike.
+                                w.log.staging_localisation_m = ((here.x - role1_true.x)
+                                    - (base.translation.x - role1_now.x))
+                                    .hypot((here.y - role1_true.y) - (base.translation.y - role1_now.y));
+                            }
                             w.stage = Stage::Staged;
                             w.log.staged_s = t;
                         } else {
@@ -1054,7 +1202,9 @@ fn lone_front_joint_drive() -> Result<Drive, String> {
 /// (within [`FEET_DOWN_DEG`]), Roles #3–#6 unlinked, three high steps out of the old
 /// configuration (backward leaving the quadruped, forward leaving the wheeled vehicle),
 /// then the assembly of `to` with Roles #1 and #2 still joined (Role#2 counts as
-/// connected). `observe` is called with the simulator after every control step.
+/// connected), the walking modules localised by `localise` as in [`assemble_observed`].
+/// `observe` is called with the simulator after every control step.
+#[allow(clippy::too_many_arguments)]
 pub fn reassemble(
     sim: &mut Simulator,
     fleet: &Fleet,
@@ -1062,6 +1212,7 @@ pub fn reassemble(
     from: Configuration,
     to: Configuration,
     table: StepTable,
+    localise: Option<&CameraLocalisation<'_>>,
     observe: &mut dyn FnMut(&Simulator),
 ) -> Result<AssemblyOutcome, AssemblyFailure> {
     if from == to {
@@ -1157,7 +1308,7 @@ pub fn reassemble(
         sim.advance_to(t).map_err(|e| fail(0, e.to_string()))?;
         observe(sim);
     }
-    assemble_observed(sim, fleet, roles, to, table, &[2], observe)
+    assemble_observed(sim, fleet, roles, to, table, &[2], localise, observe)
 }
 
 /// Every module of a configuration at rest: wheels still, feet (0, 0), cameras centred.

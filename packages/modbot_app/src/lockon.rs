@@ -79,6 +79,45 @@ impl LockOn {
         seed: u64,
         landmarks: std::collections::BTreeMap<String, [f64; 2]>,
     ) -> Result<LockOn, String> {
+        LockOn::build(sim, world, modules, noise, seed, landmarks, false)
+    }
+
+    /// A lone module's camera (robot `module`), which also takes the other modules'
+    /// DetPoints as landmarks: those whose positions are given ([`LockOn::set_landmark`]
+    /// with [`crate::scan::module_id`]), as Role#1 shares its own during an assembly.
+    pub fn lone(
+        sim: &Simulator,
+        world: &modbot_core::Scenario,
+        module: (usize, ModuleJoints),
+        noise: CameraNoise,
+        seed: u64,
+        landmarks: std::collections::BTreeMap<String, [f64; 2]>,
+    ) -> Result<LockOn, String> {
+        LockOn::build(sim, world, &[module], noise, seed, landmarks, true)
+    }
+
+    /// Takes `xy` (world x, y) as the estimate until the first sighting replaces it: a lone
+    /// module's modelled start.
+    pub fn start_from(&mut self, xy: [f64; 2]) {
+        if self.sightings == 0 {
+            self.estimate = Some(xy);
+        }
+    }
+
+    /// Sets (or moves) the landmark `id` to `xy` (world x, y).
+    pub fn set_landmark(&mut self, id: &str, xy: [f64; 2]) {
+        self.landmarks.insert(id.to_string(), xy);
+    }
+
+    fn build(
+        sim: &Simulator,
+        world: &modbot_core::Scenario,
+        modules: &[(usize, ModuleJoints)],
+        noise: CameraNoise,
+        seed: u64,
+        landmarks: std::collections::BTreeMap<String, [f64; 2]>,
+        module_marks: bool,
+    ) -> Result<LockOn, String> {
         let catalog = ModuleCatalog::builtin();
         let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
         let tree = LinkTree::new(&topology);
@@ -108,10 +147,11 @@ impl LockOn {
                 .links_of(module)
                 .find(|&l| sim.link_names()[l] == FOOT_LINK)
                 .ok_or_else(|| format!("module {} has no link `{FOOT_LINK}`", module + 1))?;
-            // Only the tagged objects: the landmarks are never modules.
+            // A configuration's cameras take only the tagged objects (its own modules are
+            // not landmarks); a lone module's also the other modules' DetPoints.
             let marks: Vec<Detectable> = detectables(module, sim.robot_count(), &objects)
                 .into_iter()
-                .filter(|d| objects.iter().any(|o| o.name == d.id))
+                .filter(|d| module_marks || objects.iter().any(|o| o.name == d.id))
                 .collect();
             // Its own noise stream, apart from the scan's (streams 0…5).
             let camera =

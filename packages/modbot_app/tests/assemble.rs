@@ -291,6 +291,7 @@ fn the_quadruped_reassembles_into_a_wheeled_vehicle() {
         Configuration::Quadruped,
         Configuration::Wheeled,
         SIMULATED_MU1,
+        None,
         &mut |_| samples += 1,
     )
     .unwrap_or_else(|e| panic!("{e}"));
