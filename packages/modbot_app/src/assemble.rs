@@ -37,7 +37,7 @@ use modbot_planner::sequencer::Pose2;
 use modbot_sim::{CameraNoise, DockFit, DockTolerance, Drive, Port, SimRobot, SimSettings, Simulator, StartPose};
 use nalgebra::{Isometry3, Point3, Vector3};
 
-use crate::lockon::LockOn;
+use crate::lockon::{Landmark, LockOn};
 use crate::scan::{DETPOINT_IN_MAST_M, MAST_LINK, module_id};
 
 /// Control rate, Hz.
@@ -717,10 +717,17 @@ pub fn assemble_observed(
     let role1 = fleet.pose(sim, module_of(1));
     let start_s = sim.time();
     let role1_id = module_id(fleet.modules[module_of(1)].robot);
-    let role1_mast = sim
-        .links_of(fleet.modules[module_of(1)].robot)
-        .find(|&l| sim.link_names()[l] == MAST_LINK)
-        .ok_or_else(|| fail(1, format!("Role#1 has no link `{MAST_LINK}`")))?;
+    // Every module's mast, where its DetPoint is.
+    let masts = fleet
+        .modules
+        .iter()
+        .enumerate()
+        .map(|(m, io)| {
+            sim.links_of(io.robot)
+                .find(|&l| sim.link_names()[l] == MAST_LINK)
+                .ok_or_else(|| fail(0, format!("Module#{} has no link `{MAST_LINK}`", m + 1)))
+        })
+        .collect::<Result<Vec<usize>, AssemblyFailure>>()?;
     let mut walkers: Vec<Walker> = (2..=6)
         .map(|role| {
             let target = role_target(configuration.name(), role).map_err(|e| fail(role, e.to_string()))?;
@@ -954,11 +961,38 @@ pub fn assemble_observed(
             None => role1_true,
         };
         // Role#1's DetPoint, from its shared point and its own kinematics (encoders, IMU).
-        let detpoint = {
-            let d =
-                poses[role1_mast] * Point3::new(DETPOINT_IN_MAST_M[0], DETPOINT_IN_MAST_M[1], DETPOINT_IN_MAST_M[2]);
-            [role1_now.x + d.x - role1_true.x, role1_now.y + d.y - role1_true.y]
+        // The modules' DetPoints as the modules know them: a module's point (x, y) plus
+        // the vector from its foot to its DetPoint (its own kinematics: encoders, IMU).
+        // Role#1's from its shared point; a docked module's, or one past its staging point
+        // (guided by its partner's port), from Role#1's and its place relative to Role#1; a
+        // module walking to its staging point shares what its camera gives while it sees.
+        let detpoint = |m: usize, at: [f64; 2]| {
+            let d = poses[masts[m]] * Point3::new(DETPOINT_IN_MAST_M[0], DETPOINT_IN_MAST_M[1], DETPOINT_IN_MAST_M[2]);
+            let f = poses[fleet.modules[m].foot].translation.vector;
+            [at[0] + d.x - f.x, at[1] + d.y - f.y]
         };
+        let from_role1 = |m: usize| {
+            let f = poses[fleet.modules[m].foot].translation.vector;
+            [role1_now.x + f.x - role1_true.x, role1_now.y + f.y - role1_true.y]
+        };
+        // A walking module's is shared while an anchored landmark is in its view, and not
+        // counted as anchored by the others: two modules that see only each other would
+        // otherwise carry each other away.
+        let mut shared: Vec<(usize, [f64; 2], Landmark)> = vec![(
+            module_of(1),
+            detpoint(module_of(1), [role1_now.x, role1_now.y]),
+            Landmark::Primary,
+        )];
+        for w in &walkers {
+            let at = match (w.stage, w.eye.as_ref()) {
+                (Stage::ToStaging, Some(eye)) if eye.anchored(t) => eye.estimate().map(|e| (e, Landmark::Floating)),
+                (Stage::ToStaging, _) => None,
+                _ => Some((from_role1(w.module), Landmark::Secondary)),
+            };
+            if let Some((at, kind)) = at {
+                shared.push((w.module, detpoint(w.module, at), kind));
+            }
+        }
         for w in walkers.iter_mut() {
             let io = &fleet.modules[w.module];
             // Walking to its staging point, the module sees itself through its camera.
@@ -972,7 +1006,16 @@ pub fn assemble_observed(
             if w.stage == Stage::ToStaging
                 && let Some(eye) = w.eye.as_mut()
             {
-                eye.set_landmark(&role1_id, detpoint);
+                for m in 0..fleet.modules.len() {
+                    if m == w.module {
+                        continue;
+                    }
+                    let id = module_id(fleet.modules[m].robot);
+                    match shared.iter().find(|(k, _, _)| *k == m) {
+                        Some((_, xy, kind)) => eye.set_landmark(&id, *xy, *kind),
+                        None => eye.remove_landmark(&id),
+                    }
+                }
                 eye.set_object(&role1_id);
                 eye.update(sim).map_err(|e| fail(w.target.role, e))?;
                 // Before its first sighting it walks from its modelled start; once it has

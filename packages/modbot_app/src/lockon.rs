@@ -33,6 +33,20 @@ pub const WINDOW: usize = 5;
 /// The object counts as lost when not seen for this long, s.
 pub const LOST_AFTER_S: f64 = 0.5;
 
+/// What a landmark's position rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Landmark {
+    /// A modelled object or the shared reference point (Role#1's DetPoint): always used.
+    Primary,
+    /// Known apart from this camera (a docked module's DetPoint, from Role#1's point and
+    /// the configuration's geometry): used when no primary landmark is in view.
+    Secondary,
+    /// Another walking module's camera estimate: used as a secondary one, and an estimate
+    /// resting on these alone is not anchored (two modules that see only each other would
+    /// carry each other away).
+    Floating,
+}
+
 /// One module's camera in the lock-on.
 struct Eye {
     camera: Camera,
@@ -60,6 +74,11 @@ pub struct LockOn {
     recent: VecDeque<[f64; 2]>,
     estimate: Option<[f64; 2]>,
     last_seen_s: f64,
+    /// Landmarks used only when no primary one is in view.
+    secondary: std::collections::BTreeSet<String>,
+    /// Landmarks placed by other walking modules' estimates.
+    floating: std::collections::BTreeSet<String>,
+    last_anchored_s: f64,
     next_look_s: f64,
     /// Looks in which some landmark was in view.
     pub sightings: usize,
@@ -104,9 +123,30 @@ impl LockOn {
         }
     }
 
-    /// Sets (or moves) the landmark `id` to `xy` (world x, y).
-    pub fn set_landmark(&mut self, id: &str, xy: [f64; 2]) {
+    /// Sets (or moves) the landmark `id` to `xy` (world x, y), of the given kind.
+    pub fn set_landmark(&mut self, id: &str, xy: [f64; 2], kind: Landmark) {
         self.landmarks.insert(id.to_string(), xy);
+        self.secondary.remove(id);
+        self.floating.remove(id);
+        if kind != Landmark::Primary {
+            self.secondary.insert(id.to_string());
+        }
+        if kind == Landmark::Floating {
+            self.floating.insert(id.to_string());
+        }
+    }
+
+    /// Forgets the landmark `id` (its position is no longer known).
+    pub fn remove_landmark(&mut self, id: &str) {
+        self.landmarks.remove(id);
+        self.secondary.remove(id);
+        self.floating.remove(id);
+    }
+
+    /// Whether an anchored landmark was seen within [`LOST_AFTER_S`]: the estimate does
+    /// not rest on other walking modules' alone, and may be shared with them.
+    pub fn anchored(&self, now: f64) -> bool {
+        now - self.last_anchored_s <= LOST_AFTER_S
     }
 
     fn build(
@@ -179,6 +219,9 @@ impl LockOn {
             recent: VecDeque::with_capacity(WINDOW),
             estimate: None,
             last_seen_s: f64::NEG_INFINITY,
+            secondary: std::collections::BTreeSet::new(),
+            floating: std::collections::BTreeSet::new(),
+            last_anchored_s: f64::NEG_INFINITY,
             next_look_s: f64::NEG_INFINITY,
             sightings: 0,
             looks: 0,
@@ -214,8 +257,9 @@ impl LockOn {
         let q = sim.joint_positions();
         let poses = sim.link_poses();
         let base = poses[self.base_link];
-        let mut sum = [0.0, 0.0];
-        let mut count = 0usize;
+        // Primary landmarks' placings, then the secondary ones' (and whether one of those
+        // was anchored).
+        let (mut primary, mut secondary, mut anchored) = (Vec::new(), Vec::new(), false);
         let mut seen_any = Vec::new();
         for eye in self.eyes.iter_mut() {
             let seen = eye.camera.capture(sim, &eye.marks).map_err(|e| e.to_string())?;
@@ -237,8 +281,13 @@ impl LockOn {
                     continue;
                 };
                 let v = foot.rotation * (lens_in_foot * Point3::from(d.position)).coords + to_foot;
-                sum = [sum[0] + xy[0] - v.x, sum[1] + xy[1] - v.y];
-                count += 1;
+                let placed = [xy[0] - v.x, xy[1] - v.y];
+                if self.secondary.contains(&d.id) {
+                    secondary.push(placed);
+                    anchored |= !self.floating.contains(&d.id);
+                } else {
+                    primary.push(placed);
+                }
             }
             // The pan centres the reference when it is in view, else the nearest landmark
             // in view (so that the camera keeps one), else it searches.
@@ -256,13 +305,25 @@ impl LockOn {
             }
             seen_any.extend(seen.into_iter().map(|d| d.id));
         }
-        if count > 0 {
+        // The secondary landmarks only when no primary one is in view.
+        let used = if primary.is_empty() {
+            secondary
+        } else {
+            anchored = true;
+            primary
+        };
+        if !used.is_empty() {
             self.sightings += 1;
             self.last_seen_s = now;
+            if anchored {
+                self.last_anchored_s = now;
+            }
             if self.recent.len() == WINDOW {
                 self.recent.pop_front();
             }
-            self.recent.push_back([sum[0] / count as f64, sum[1] / count as f64]);
+            let count = used.len() as f64;
+            let (sx, sy) = used.iter().fold((0.0, 0.0), |(a, b), p| (a + p[0], b + p[1]));
+            self.recent.push_back([sx / count, sy / count]);
             let n = self.recent.len() as f64;
             let (sx, sy) = self.recent.iter().fold((0.0, 0.0), |(a, b), p| (a + p[0], b + p[1]));
             self.estimate = Some([sx / n, sy / n]);
