@@ -59,6 +59,10 @@ pub const REAPPROACHES: usize = 2;
 /// A walking module whose foot plate rolls more than this about its long axis has tipped
 /// over, deg.
 pub const TIPPED_DEG: f64 = 45.0;
+/// A module walking to its staging point stands while a module of a lower role number,
+/// also walking to its staging point, is this close by their shared positions, m (two
+/// modules side by side on the ring tipped each other over; record 0050).
+pub const YIELD_M: f64 = 0.25;
 /// Time the finished configuration is given to take its initial pose, s.
 pub const CONF_INIT_S: f64 = 3.0;
 
@@ -993,6 +997,23 @@ pub fn assemble_observed(
                 shared.push((w.module, detpoint(w.module, at), kind));
             }
         }
+        // Where the modules walking to their staging points are, as they share it (their
+        // cameras' estimates; the simulator's without a localisation).
+        let walking: Vec<(usize, [f64; 2])> = walkers
+            .iter()
+            .filter(|w| w.stage == Stage::ToStaging)
+            .filter_map(|w| {
+                let at = match (&w.eye, localise) {
+                    (Some(eye), _) => eye.estimate(),
+                    (None, Some(_)) => None,
+                    (None, None) => {
+                        let f = poses[fleet.modules[w.module].foot].translation.vector;
+                        Some([f.x, f.y])
+                    }
+                };
+                at.map(|p| (w.target.role, p))
+            })
+            .collect();
         for w in walkers.iter_mut() {
             let io = &fleet.modules[w.module];
             // Walking to its staging point, the module sees itself through its camera.
@@ -1039,6 +1060,29 @@ pub fn assemble_observed(
                 }
             }
             let base = seen_base.unwrap_or(poses[io.foot]);
+            // Right of way by role: it stands while a module of a lower role, walking too,
+            // is within YIELD_M (strict order: no two wait for each other).
+            if w.stage == Stage::ToStaging && !turning {
+                let me = [base.translation.x, base.translation.y];
+                if let Some(&(first, _)) = walking
+                    .iter()
+                    .find(|(r, p)| *r < w.target.role && (p[0] - me[0]).hypot(p[1] - me[1]) < YIELD_M)
+                {
+                    if t - w.stage_started_s > STAGE_TIMEOUT_S {
+                        return Err(fail(
+                            w.target.role,
+                            format!(
+                                "still waiting for Role#{first} after {STAGE_TIMEOUT_S} s, walking to its staging point"
+                            ),
+                        ));
+                    }
+                    rest(&io.joints, &mut out);
+                    if let Some(eye) = w.eye.as_ref() {
+                        eye.command(&mut out);
+                    }
+                    continue;
+                }
+            }
             if w.stage != Stage::Connected {
                 // Rolled about its long axis (the inchworm only pitches it).
                 let side = poses[io.foot].rotation * Vector3::y();

@@ -68,7 +68,7 @@ fn check(report: &MissionReport) {
     assert!(report.phases.iter().all(|p| p.outcome == "ok" && p.end_s >= p.start_s));
     assert_eq!(report.searched_configurations, ["quadruped", "wheeled"]);
     // The configurations were localised by their cameras, within 6 cm of the truth (measured
-    // 0.3–3.5 cm over the shipped layout and seeds 7, 11, 12; the rows stop within 10 cm).
+    // 0.3–2.6 cm over the shipped layout and seeds 7, 12, 13; the rows stop within 10 cm).
     assert_eq!(
         report.localisation_error_m.len(),
         6,
@@ -111,15 +111,16 @@ fn the_mission_reaches_the_target_from_the_shipped_layout() {
     check(&run(&mission()));
 }
 
-/// Three seeded layouts (7, 11 and 12) reach the target, the walking modules localised by
-/// their own cameras. Of seeds 1–14, 1, 7 and 11–13 do; 2 and 10 end when a module walking
-/// to its staging point tips over; 3, 5, 8 and 14 when no camera saw the target; 4 and 6
-/// when the wheeled vehicle makes no progress in a row; 9 when a leg does not reach its
-/// pre-connection point in the reassembly (records 0049, 0050).
+/// Three seeded layouts (7, 12 and 13) reach the target, the walking modules localised by
+/// their own cameras. Of seeds 1–14, 4, 6, 7, 10, 12 and 13 do; 1 ends when a module
+/// walking to its staging point tips over; 2 when one loses sight of every landmark; 3, 5,
+/// 8 and 14 when no camera saw the target; 9 when a leg does not reach its pre-connection
+/// point in the reassembly; 11 when the quadruped makes no progress in a row (records
+/// 0049, 0050).
 #[test]
 fn the_mission_reaches_the_target_from_three_seeded_layouts() {
     let world = mission();
-    for seed in [7, 11, 12] {
+    for seed in [7, 12, 13] {
         let w = seeded_layout(&world, seed).unwrap();
         eprintln!(
             "seed {seed}: {:?}",
@@ -134,13 +135,13 @@ fn the_mission_reaches_the_target_from_three_seeded_layouts() {
 
 /// A mission that cannot go on ends with the phase and the reason, its phases so far and
 /// its trajectories kept: seed 3's scan does not see the target (the plan cannot be made),
-/// seed 2's Module#2 tips over on its way to its staging point.
+/// seed 1's Module#4 tips over on its way to its staging point.
 #[test]
 fn a_failed_mission_ends_with_its_phase_and_reason() {
     let world = mission();
     for (seed, phase, reason) in [
         (3, "plan", "did not see the target"),
-        (2, "row 1: assembly quadruped", "tipped over"),
+        (1, "row 1: assembly quadruped", "tipped over"),
     ] {
         let r = run(&seeded_layout(&world, seed).unwrap());
         let failure = r.failure.clone().unwrap_or_default();
