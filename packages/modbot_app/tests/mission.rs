@@ -67,7 +67,7 @@ fn check(report: &MissionReport) {
     assert_eq!(phases, ORDER, "{}", report.world);
     assert!(report.phases.iter().all(|p| p.outcome == "ok" && p.end_s >= p.start_s));
     assert_eq!(report.searched_configurations, ["quadruped", "wheeled"]);
-    // The configurations were localised by their cameras, within 6 cm of the truth (measured
+    // The configurations were localised by their cameras, within 5 cm of the truth (measured
     // 0.3–2.6 cm over the shipped layout and seeds 7, 12, 13; the rows stop within 10 cm).
     assert_eq!(
         report.localisation_error_m.len(),
@@ -76,14 +76,14 @@ fn check(report: &MissionReport) {
         report.localisation_error_m
     );
     assert!(
-        report.localisation_error_m.iter().all(|e| *e < 0.06),
+        report.localisation_error_m.iter().all(|e| *e < 0.05),
         "{}: {:?}",
         report.world,
         report.localisation_error_m
     );
     // The modules walking to their staging points were localised by their own cameras:
     // five in the assembly, the four legs in the reassembly; in Role#1's frame, within 5 cm
-    // (measured 0.1–3.2 cm; the staging points are 0.1–0.3 m from the pre-connection ones).
+    // (measured 0.05–3.2 cm; the staging points are 0.1–0.3 m from the pre-connection ones).
     eprintln!(
         "{}: cameras at the staging points off by {:?} m",
         report.world, report.staging_localisation_error_m
