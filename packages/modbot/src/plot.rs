@@ -37,8 +37,6 @@ fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("plotting: {e:?}")
 }
 
-/// A world box from above: its closed outline in metres times `scale`, and its colour
-/// (walls dark, other obstacles brown).
 /// A box's outline from above (closed, five corners) and its colour.
 type BoxShape = ([(f64, f64); 5], RGBColor);
 
@@ -62,6 +60,8 @@ fn square_window(xs: &[f64], ys: &[f64], pad: f64) -> (Range<f64>, Range<f64>) {
     (cx - span..cx + span, cy - span..cy + span)
 }
 
+/// A world box from above: its closed outline in metres times `scale`, and its colour
+/// (walls dark, other obstacles brown).
 fn box_shape(b: &WorldBox, scale: f64) -> BoxShape {
     let (c, s) = (b.yaw.cos(), b.yaw.sin());
     let (hx, hy) = (b.size[0] / 2.0, b.size[1] / 2.0);

@@ -721,6 +721,21 @@ pub fn assemble_observed(
     let role1 = fleet.pose(sim, module_of(1));
     let start_s = sim.time();
     let role1_id = module_id(fleet.modules[module_of(1)].robot);
+    // A module's camera, taking `start` as its position until its first sighting.
+    let eye_of = |l: &CameraLocalisation<'_>, m: usize, start: Option<[f64; 2]>| {
+        let mut eye = LockOn::lone(
+            sim,
+            l.world,
+            (fleet.modules[m].robot, fleet.modules[m].joints),
+            l.noise,
+            l.seed,
+            l.landmarks.clone(),
+        )?;
+        if let Some(xy) = start {
+            eye.start_from(xy);
+        }
+        Ok::<LockOn, String>(eye)
+    };
     // Every module's mast, where its DetPoint is.
     let masts = fleet
         .modules
@@ -780,24 +795,10 @@ pub fn assemble_observed(
                 reapproaches: 0,
                 refused_since: None,
                 eye: match localise {
-                    Some(l) if !connected.contains(&role) => {
-                        let mut eye = LockOn::lone(
-                            sim,
-                            l.world,
-                            (
-                                fleet.modules[module_of(role)].robot,
-                                fleet.modules[module_of(role)].joints,
-                            ),
-                            l.noise,
-                            l.seed,
-                            l.landmarks.clone(),
-                        )
-                        .map_err(|e| fail(role, e))?;
-                        if let Some(&xy) = l.starts.get(&module_of(role)) {
-                            eye.start_from(xy);
-                        }
-                        Some(eye)
-                    }
+                    Some(l) if !connected.contains(&role) => Some(
+                        eye_of(l, module_of(role), l.starts.get(&module_of(role)).copied())
+                            .map_err(|e| fail(role, e))?,
+                    ),
                     _ => None,
                 },
             })
@@ -806,19 +807,7 @@ pub fn assemble_observed(
     // Role#1 keeps finding itself with its own camera on the modelled landmarks (a module
     // that docks may push it), from the shared point on.
     let mut role1_eye = match localise {
-        Some(l) => {
-            let mut eye = LockOn::lone(
-                sim,
-                l.world,
-                (fleet.modules[module_of(1)].robot, fleet.modules[module_of(1)].joints),
-                l.noise,
-                l.seed,
-                l.landmarks.clone(),
-            )
-            .map_err(|e| fail(1, e))?;
-            eye.start_from(l.role1_xy);
-            Some(eye)
-        }
+        Some(l) => Some(eye_of(l, module_of(1), Some(l.role1_xy)).map_err(|e| fail(1, e))?),
         None => None,
     };
     let bands = HeadingBands::default();
@@ -964,7 +953,6 @@ pub fn assemble_observed(
             }
             None => role1_true,
         };
-        // Role#1's DetPoint, from its shared point and its own kinematics (encoders, IMU).
         // The modules' DetPoints as the modules know them: a module's point (x, y) plus
         // the vector from its foot to its DetPoint (its own kinematics: encoders, IMU).
         // Role#1's from its shared point; a docked module's, or one past its staging point
@@ -1018,6 +1006,8 @@ pub fn assemble_observed(
             let io = &fleet.modules[w.module];
             // Walking to its staging point, the module sees itself through its camera.
             let mut seen_base = None;
+            // Why it stands this tick, if it does (ends the assembly after the stage's time).
+            let mut waiting: Option<String> = None;
             // At its point and turning to its heading (about its foot tip), it needs no
             // new sighting: its position stays what the camera last gave.
             let turning = w
@@ -1043,45 +1033,37 @@ pub fn assemble_observed(
                 // seen, it stops whenever it loses sight.
                 match eye.base(sim).filter(|_| eye.sightings == 0 || turning || eye.locked(t)) {
                     Some(b) => seen_base = Some(b),
+                    // Nothing in view: it stands and looks.
                     None => {
-                        // Nothing in view: it stands and looks.
-                        if t - w.stage_started_s > STAGE_TIMEOUT_S {
-                            return Err(fail(
-                                w.target.role,
-                                format!(
-                                    "its camera saw no landmark in {STAGE_TIMEOUT_S} s, walking to its staging point"
-                                ),
-                            ));
-                        }
-                        rest(&io.joints, &mut out);
-                        eye.command(&mut out);
-                        continue;
+                        waiting = Some(format!(
+                            "its camera saw no landmark in {STAGE_TIMEOUT_S} s, walking to its staging point"
+                        ))
                     }
                 }
             }
             let base = seen_base.unwrap_or(poses[io.foot]);
             // Right of way by role: it stands while a module of a lower role, walking too,
             // is within YIELD_M (strict order: no two wait for each other).
-            if w.stage == Stage::ToStaging && !turning {
+            if waiting.is_none() && w.stage == Stage::ToStaging && !turning {
                 let me = [base.translation.x, base.translation.y];
                 if let Some(&(first, _)) = walking
                     .iter()
                     .find(|(r, p)| *r < w.target.role && (p[0] - me[0]).hypot(p[1] - me[1]) < YIELD_M)
                 {
-                    if t - w.stage_started_s > STAGE_TIMEOUT_S {
-                        return Err(fail(
-                            w.target.role,
-                            format!(
-                                "still waiting for Role#{first} after {STAGE_TIMEOUT_S} s, walking to its staging point"
-                            ),
-                        ));
-                    }
-                    rest(&io.joints, &mut out);
-                    if let Some(eye) = w.eye.as_ref() {
-                        eye.command(&mut out);
-                    }
-                    continue;
+                    waiting = Some(format!(
+                        "still waiting for Role#{first} after {STAGE_TIMEOUT_S} s, walking to its staging point"
+                    ));
                 }
+            }
+            if let Some(why) = waiting {
+                if t - w.stage_started_s > STAGE_TIMEOUT_S {
+                    return Err(fail(w.target.role, why));
+                }
+                rest(&io.joints, &mut out);
+                if let Some(eye) = w.eye.as_ref() {
+                    eye.command(&mut out);
+                }
+                continue;
             }
             if w.stage != Stage::Connected {
                 // Rolled about its long axis (the inchworm only pitches it).

@@ -41,7 +41,8 @@ use crate::scan::{ScanSettings, initial_scan_on, tagged_objects};
 /// there jams on top of the obstacle (seed 4; record 0049). From −0.2 m it still could: it
 /// stops on the first tick within 0.1 m, which 9 cm off the axis is 3.5 cm past the point,
 /// its front hips at the face, and the pass-over's second cycle threw it back 0.5 m
-/// (record 0050). From −0.25 m it passes over in the shipped layout and seeds 4, 7, 9.
+/// (record 0050). From −0.25 m it passes over in the shipped layout and seeds 4, 6, 7, 10,
+/// 12 and 13 (record 0050).
 pub const PASS_OVER_APPROACH_M: f64 = -0.25;
 /// Cycles of the pass-over (spec §6.4: the manoeuvre runs two).
 pub const PASS_OVER_CYCLES: usize = 2;
@@ -129,7 +130,8 @@ pub struct MissionReport {
     /// simulator's, m.
     pub localisation_error_m: Vec<f64>,
     /// At each staging point a walking module reached, the distance between the position
-    /// its camera gave and the simulator's, m.
+    /// its camera gave and the simulator's, both relative to Role#1 (its shared point, its
+    /// true one), m.
     pub staging_localisation_error_m: Vec<f64>,
 }
 
@@ -222,7 +224,8 @@ struct Phases<'a> {
     logs: Vec<PhaseLog>,
     /// At each row reached, how far the cameras' position was from the simulator's, m.
     localisation: Vec<f64>,
-    /// At each staging point reached, how far the walking module's camera was off, m.
+    /// At each staging point reached, how far the walking module's camera was off in
+    /// Role#1's frame, m.
     staging_localisation: Vec<f64>,
     progress: &'a mut dyn FnMut(&PhaseLog),
 }
@@ -570,7 +573,6 @@ fn mission_phases(
         plan,
         refs,
         &objects,
-        [placed[roles.modules[0]].x, placed[roles.modules[0]].y],
         &placed.iter().enumerate().map(|(i, p)| (i, [p.x, p.y])).collect(),
         &target_name,
         table,
@@ -694,7 +696,6 @@ fn execute(
     plan: StrategicPlan,
     refs: BTreeMap<String, Pose2>,
     landmarks: &BTreeMap<String, [f64; 2]>,
-    role1_modelled: [f64; 2],
     modelled_starts: &BTreeMap<usize, [f64; 2]>,
     target_name: &str,
     table: StepTable,
@@ -714,6 +715,9 @@ fn execute(
     let n = sim.joint_names().len();
     let joints = fleet.role_joints(roles);
     let r1 = roles.modules[0];
+    let role1_modelled = *modelled_starts
+        .get(&r1)
+        .ok_or_else(|| format!("the modelling did not place Role#1 (Module#{})", r1 + 1))?;
     let base = fleet.modules[r1].foot;
     let mut lock = LockOn::new(
         sim,
