@@ -6,7 +6,10 @@ For each gait case: `modbot run` measures the gait on the embedded simulator (it
 summary.json), `modbot gait` exports the same gait's joint trajectory, and
 modbot_gz_physics replays it in Gazebo's physics with gz_ros2_control's position law and
 the same measurement protocol. Then every shipped world and every shipped URDF is loaded
-and settled once. Prints a table; exits 1 naming every failed check.
+and settled once. Then a dock (decision record 0051): `modbot export gz-dock` gives the
+DetachableJoint system joining two wheel-foot modules plate to plate, `ign sdf -k` checks the
+module's model with that plugin in it, and modbot_gz_dock makes and breaks the dock as
+gz-sim does, under the embedded docking test's 5 N pull. Prints a table; exits 1 naming every failed check.
 
 Standard library only. Usage:
   test/gazebo/run.py --harness BUILD/modbot_gz_physics --modbot target/debug/modbot
@@ -106,6 +109,65 @@ def harness(args, world_sdf, urdf, extra):
         raise SystemExit(f"no JSON from {' '.join(cmd)}")
 
 
+# The dock case: two wheel-foot modules plate behind plate, 8 mm apart, the second facing
+# back (as packages/modbot_app/tests/assemble.rs docks them), docked BF to BS, the second
+# pulled 5 N away from the first along x for 2 s docked, then 2 s undocked.
+DOCK = {"parent_pose": "0,0,0,0", "child_pose": "-0.008,0,0,180", "pull": "-5,0", "pull_link": "m1_body",
+        "settle_s": 0.3, "hold_s": 2.0, "free_s": 2.0}
+# Docked: the child's pose relative to the parent's link moves less than this (m, deg);
+# undocked: more than this (m), as the embedded test's 0.05 m.
+DOCK_HELD_M, DOCK_HELD_DEG, DOCK_FREE_M = 0.001, 0.5, 0.05
+
+
+def dock_case(args, work, failures, results):
+    urdf = os.path.join(ROOT, "urdf", "wheelfoot.urdf")
+    p = sh([args.modbot, "export", "gz-dock", "--world", "strategic_mission", "--name", "spine",
+            "--parent-model", "module_1", "--parent-port", "BF", "--child-model", "module_2", "--child-port", "BS"])
+    dock = json.loads(p.stdout)
+    # The plugin inside the module's model as sdformat converts the URDF: valid SDF.
+    model = sh(["ign", "sdf", "-p", urdf]).stdout
+    cut = model.rfind("</model>")
+    if cut < 0:
+        raise SystemExit("`ign sdf -p` printed no model for " + urdf)
+    with_plugin = os.path.join(work, "module_with_dock.sdf")
+    with open(with_plugin, "w", encoding="utf-8") as f:
+        f.write(model[:cut] + dock["plugin"] + "\n" + model[cut:])
+    check = subprocess.run(["ign", "sdf", "-k", with_plugin], capture_output=True, text=True)
+    valid = check.returncode == 0 and check.stdout.startswith("Valid")
+    cmd = [args.dock_harness, "--world", os.path.join(ROOT, "worlds", "strategic_mission.sdf"), "--robot", urdf,
+           "--parent-model", dock["parent_model"], "--parent-link", dock["parent_link"],
+           "--parent-pose", DOCK["parent_pose"], "--child-model", dock["child_model"],
+           "--child-link", dock["child_link"], "--child-pose", DOCK["child_pose"],
+           "--pull", DOCK["pull"], "--pull-link", DOCK["pull_link"], "--settle", str(DOCK["settle_s"]),
+           "--hold", str(DOCK["hold_s"]), "--free", str(DOCK["free_s"])]
+    t0 = time.time()
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    # DART writes its own messages on stdout: the result is the last JSON line.
+    lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
+    if run.returncode != 0 or not lines:
+        sys.stderr.write(run.stdout + run.stderr)
+        raise SystemExit(f"failed ({run.returncode}): {' '.join(cmd)}")
+    r = json.loads(lines[-1])
+    held = r["held_apart_m"] < DOCK_HELD_M and r["held_turned_deg"] < DOCK_HELD_DEG
+    freed = r["free_apart_m"] > DOCK_FREE_M
+    ok = valid and held and freed
+    print(f"\ndock (DetachableJoint, {dock['parent_model']}::{dock['parent_link']} holds "
+          f"{dock['child_model']}::{dock['child_link']}; ports BF, BS):")
+    print(f"  {'ok  ' if valid else 'FAIL'} ign sdf -k of the module with the plugin")
+    print(f"  {'ok  ' if held else 'FAIL'} docked, 5 N for {DOCK['hold_s']:g} s: the child moved "
+          f"{1000 * r['held_apart_m']:.3f} mm and {r['held_turned_deg']:.3f}° relative to the parent's link "
+          f"(bound {1000 * DOCK_HELD_M:g} mm, {DOCK_HELD_DEG:g}°); the pair moved {100 * r['held_moved_m']:.2f} cm")
+    print(f"  {'ok  ' if freed else 'FAIL'} undocked, 5 N for {DOCK['free_s']:g} s: the child {r['free_apart_m']:.3f} m "
+          f"away (bound > {100 * DOCK_FREE_M:g} cm), the parent moved {100 * r['parent_moved_m']:.2f} cm in all "
+          f"({time.time() - t0:.1f} s)")
+    if not valid:
+        failures.append("dock: ign sdf -k refused the module with the DetachableJoint plugin: "
+                        + (check.stdout + check.stderr).strip())
+    if not (held and freed):
+        failures.append(f"dock: {r}")
+    results["dock"] = {"ok": ok, "export": dock, "gazebo": r}
+
+
 def fmt(v, unit=""):
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:+.2f}{unit}"
 
@@ -124,11 +186,14 @@ def main():
     ap.add_argument("--no-settle", action="store_true", help="skip the load-and-settle checks")
     ap.add_argument("--keep", default="", help="keep the work files in this folder")
     ap.add_argument("--json", default="", help="write every result to this file")
+    ap.add_argument("--dock-harness", default="", help="the built modbot_gz_dock (default: beside --harness)")
+    ap.add_argument("--no-dock", action="store_true", help="skip the dock case")
     args = ap.parse_args()
     # The commands run in a work folder: relative paths would no longer name them.
     args.harness = os.path.abspath(args.harness)
     args.modbot = os.path.abspath(args.modbot)
-    for exe in (args.harness, args.modbot):
+    args.dock_harness = os.path.abspath(args.dock_harness or os.path.join(os.path.dirname(args.harness), "modbot_gz_dock"))
+    for exe in (args.harness, args.modbot) + (() if args.no_dock else (args.dock_harness,)):
         if not os.access(exe, os.X_OK):
             raise SystemExit(f"not an executable: {exe}")
 
@@ -235,6 +300,9 @@ def main():
                 failures.append(f"settle {label}: finite={gz['finite']}, CoM z={z:.3f} m, drift={drift:.3f} m, "
                                 f"highest link {gz['max_link_height_m']:.3f} m")
             results["settle"].append({"world": world, "robot": urdf, "ok": ok, "gazebo": gz})
+
+    if not args.no_dock:
+        dock_case(args, work, failures, results)
 
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use modbot_app::organism::{load_organism, organism_launch};
 use modbot_core::Scenario;
+use modbot_description::dock::{GzDock, port_link};
 use modbot_description::{DescriptionConfig, artifacts, sdf, urdf};
 
 use clap::Subcommand;
@@ -65,6 +66,33 @@ pub enum ExportWhat {
         #[arg(long)]
         no_tail: bool,
     },
+    /// A dock in Gazebo (decision record 0051): the DetachableJoint system that joins a port
+    /// of one spawned module to a port of another, as JSON: the plugin, the `gz service`
+    /// command that adds it to the parent model (and so docks), its detach/attach/state
+    /// topics and their ros_gz_bridge entries. Ports are the module's (F, L, R, BF, BS).
+    GzDock {
+        /// The modules' robot (spawned from its URDF under each model name).
+        #[arg(long, default_value = "wheelfoot")]
+        robot: String,
+        /// The world's name.
+        #[arg(long, default_value = "strategic_mission")]
+        world: String,
+        /// The dock's name.
+        #[arg(long, default_value = "dock")]
+        name: String,
+        /// The model the system is added to.
+        #[arg(long)]
+        parent_model: String,
+        /// Its port.
+        #[arg(long)]
+        parent_port: String,
+        /// The model it holds.
+        #[arg(long)]
+        child_model: String,
+        /// Its port.
+        #[arg(long)]
+        child_port: String,
+    },
     /// Every shipped file: urdf/ (URDF and xacro), config/robots/, config/controllers/, config/bridge/, worlds/*.sdf.
     All {
         /// Repository root, holding worlds/*.yaml (default: the current directory).
@@ -113,6 +141,47 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         } => {
             let (robot, settings) = load_organism(organism, *pitched, *no_tail, &catalog)?;
             write(out, &organism_launch(&robot, organism, *pitched, *no_tail, &settings)?)
+        }
+        ExportWhat::GzDock {
+            robot,
+            world,
+            name,
+            parent_model,
+            parent_port,
+            child_model,
+            child_port,
+        } => {
+            let topology = artifacts::robot(robot, &catalog)?;
+            let model = modbot_description::UrdfModel::parse(&urdf::urdf(&topology, &config)?, robot)?;
+            let link = |key: &str, port: &str| -> Result<String> {
+                port_link(&topology, port).with_context(|| format!("--{key}"))
+            };
+            let dock = GzDock::new(
+                name,
+                world,
+                &model,
+                (parent_model, &link("parent-port", parent_port)?),
+                (child_model, &link("child-port", child_port)?),
+            )?;
+            let json = serde_json::json!({
+                "name": dock.name,
+                "world": dock.world,
+                "parent_model": dock.parent_model,
+                "parent_link": dock.parent_link,
+                "child_model": dock.child_model,
+                "child_link": dock.child_link,
+                "plugin": dock.plugin_xml(),
+                "service": dock.service(),
+                "request": dock.request(),
+                "gz_service_command": dock.gz_service_command(),
+                "topics": {
+                    "detach": {"gz": dock.gz_topic("detach"), "ros": dock.ros_topic("detach")},
+                    "attach": {"gz": dock.gz_topic("attach"), "ros": dock.ros_topic("attach")},
+                    "state": {"gz": dock.gz_topic("state"), "ros": dock.ros_topic("state")},
+                },
+                "bridge_yaml": dock.bridge_yaml(),
+            });
+            write(out, &format!("{}\n", serde_json::to_string_pretty(&json)?))
         }
         ExportWhat::All { root } => {
             let root = root.clone().unwrap_or_else(|| PathBuf::from("."));

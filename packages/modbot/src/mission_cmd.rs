@@ -1,6 +1,7 @@
 //! `modbot mission WORLD`: the strategic-planning mission of seed-000 §6 on the embedded
 //! simulator (issue 15; decision record 0049), with a line per phase as it ends and a run
-//! folder: `summary.json`, `trajectories.csv` and the top-view storyboard `storyboard.png`.
+//! folder: `summary.json`, `trajectories.csv`, the top-view storyboard `storyboard.png` and
+//! `gazebo_docks.json` (the run's docks as Gazebo's DetachableJoint systems, record 0051).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -91,6 +92,49 @@ pub fn run(args: &MissionArgs) -> Result<()> {
     }
 }
 
+/// The run's docks as Gazebo is to make and break them (record 0051): each attach the
+/// `gz service` call that adds the DetachableJoint system to the partner's model, each
+/// detach the ROS topic (bridged) and the Gazebo topic of its system; the modules spawned
+/// as `module_1` … `module_6` from urdf/wheelfoot.urdf.
+fn gazebo_docks(world: &modbot_core::Scenario, report: &MissionReport) -> Result<String> {
+    let catalog = modbot_core::ModuleCatalog::builtin();
+    let topology = modbot_description::artifacts::robot("wheelfoot", &catalog)?;
+    let urdf = modbot_description::urdf::urdf(&topology, &modbot_description::DescriptionConfig::builtin())?;
+    let model = modbot_description::UrdfModel::parse(&urdf, "wheelfoot")?;
+    let mut events = Vec::new();
+    for e in &report.docks {
+        let link = |p: &str| modbot_description::dock::port_link(&topology, p);
+        let dock = modbot_description::dock::GzDock::new(
+            &e.dock,
+            &world.name,
+            &model,
+            (&format!("module_{}", e.partner_module + 1), &link(e.partner_port)?),
+            (&format!("module_{}", e.module + 1), &link(e.port)?),
+        );
+        let mut j = serde_json::json!({"time_s": e.time_s, "action": e.action, "dock": e.dock});
+        match dock {
+            Ok(d) if e.action == "attach" => {
+                j["gz_service_command"] = serde_json::json!(d.gz_service_command());
+                j["plugin"] = serde_json::json!(d.plugin_xml());
+                j["bridge_yaml"] = serde_json::json!(d.bridge_yaml());
+            }
+            Ok(d) => {
+                j["ros_topic"] = serde_json::json!(d.ros_topic("detach"));
+                j["gz_topic"] = serde_json::json!(d.gz_topic("detach"));
+            }
+            // A world whose name Gazebo cannot take: said here, the run's other files stand.
+            Err(err) => j["error"] = serde_json::json!(err.to_string()),
+        }
+        events.push(j);
+    }
+    Ok(serde_json::to_string_pretty(&serde_json::json!({
+        "world": world.name,
+        "models": (1..=6).map(|m| format!("module_{m}")).collect::<Vec<_>>(),
+        "robot": "urdf/wheelfoot.urdf",
+        "docks": events,
+    }))?)
+}
+
 fn write_folder(
     dir: &std::path::Path,
     world: &modbot_core::Scenario,
@@ -111,12 +155,16 @@ fn write_folder(
         "objects_m": report.objects,
         "localisation_error_m": report.localisation_error_m,
         "staging_localisation_error_m": report.staging_localisation_error_m,
+        "docks": report.docks,
         "simulated_s": report.sim_s,
         "wall_s": wall_s,
         "starts": world.robot_starts.iter().map(|s| serde_json::json!({"xyz": s.xyz, "yaw_deg": s.yaw_deg})).collect::<Vec<_>>(),
     });
     let path = dir.join("summary.json");
     std::fs::write(&path, serde_json::to_string_pretty(&summary)? + "\n")
+        .with_context(|| format!("writing {}", path.display()))?;
+    let path = dir.join("gazebo_docks.json");
+    std::fs::write(&path, gazebo_docks(world, report)? + "\n")
         .with_context(|| format!("writing {}", path.display()))?;
     let mut csv = String::from("module,t_s,x_m,y_m,yaw_rad\n");
     for (i, t) in report.trajectories.iter().enumerate() {

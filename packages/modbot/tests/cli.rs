@@ -1588,6 +1588,61 @@ fn mission_reaches_the_target_and_writes_its_run_folder() {
         assert!(csv.lines().any(|l| l.starts_with(&format!("{m},"))), "module {m}");
     }
     assert!(std::fs::metadata(dir.join("storyboard.png")).unwrap().len() > 10_000);
+    // The docks as Gazebo is to make them (record 0051): every attach a `gz service` call
+    // adding a DetachableJoint to the partner's model, every detach a bridged ROS topic.
+    let gz: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("gazebo_docks.json")).unwrap()).unwrap();
+    let docks = gz["docks"].as_array().unwrap();
+    assert_eq!(docks.len(), summary["docks"].as_array().unwrap().len());
+    let count = |a: &str| docks.iter().filter(|d| d["action"] == a).count();
+    assert_eq!((count("attach"), count("detach")), (9, 4), "{docks:?}");
+    for d in docks {
+        assert!(d.get("error").is_none(), "{d}");
+        if d["action"] == "attach" {
+            let argv = d["gz_service_command"].as_array().unwrap();
+            assert_eq!(argv[3], "/world/strategic_mission/entity/system/add");
+            assert!(d["plugin"].as_str().unwrap().contains("<child_model>module_"), "{d}");
+        } else {
+            assert!(d["ros_topic"].as_str().unwrap().starts_with("dock/role"), "{d}");
+        }
+    }
+    // `modbot export gz-dock` gives one dock; a port the module has not is refused by name.
+    let o = modbot(&[
+        "export",
+        "gz-dock",
+        "--parent-model",
+        "module_1",
+        "--parent-port",
+        "L",
+        "--child-model",
+        "module_4",
+        "--child-port",
+        "F",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let d: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        (d["parent_link"].as_str(), d["child_link"].as_str()),
+        (Some("m1_body"), Some("m1_wheel"))
+    );
+    let o = modbot(&[
+        "export",
+        "gz-dock",
+        "--parent-model",
+        "module_1",
+        "--parent-port",
+        "Q",
+        "--child-model",
+        "module_4",
+        "--child-port",
+        "F",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--parent-port") && stderr(&o).contains("`Q`"),
+        "{}",
+        stderr(&o)
+    );
     // A world of one robot start has no fleet.
     let flat = repo().join("worlds/flat.yaml");
     let o = modbot(&[

@@ -420,6 +420,8 @@ pub struct AssemblyOutcome {
     /// Each role's FrontJoint zero in the configuration: the configuration's angle is the
     /// encoder's plus this, rad (Role#1 first).
     pub fj_offsets: [f64; 6],
+    /// In a reassembly, when Roles #3–#6 let go of the old configuration, s.
+    pub detached_s: Option<f64>,
 }
 
 /// A configuration's controller on docked modules: each FrontJoint is read and commanded
@@ -1209,6 +1211,7 @@ pub fn assemble_observed(
         end_s: t,
         role1_drift_m: 0.0,
         fj_offsets,
+        detached_s: None,
     };
 
     // conf_init: the FrontJoints into the configuration's mode, then its initial pose.
@@ -1313,6 +1316,7 @@ pub fn reassemble(
         ));
     }
     // Roles #3–#6 let go.
+    let detached_s = sim.time();
     for role in 3..=6 {
         let target = role_target(from.name(), role).map_err(|e| fail(role, e.to_string()))?;
         sim.detach(&dock_name(target)).map_err(|e| fail(role, e.to_string()))?;
@@ -1377,7 +1381,10 @@ pub fn reassemble(
         sim.advance_to(t).map_err(|e| fail(0, e.to_string()))?;
         observe(sim);
     }
-    assemble_observed(sim, fleet, roles, to, table, &[2], localise, observe)
+    assemble_observed(sim, fleet, roles, to, table, &[2], localise, observe).map(|o| AssemblyOutcome {
+        detached_s: Some(detached_s),
+        ..o
+    })
 }
 
 /// Every module of a configuration at rest: wheels still, feet (0, 0), cameras centred.

@@ -133,6 +133,28 @@ pub struct MissionReport {
     /// its camera gave and the simulator's, both relative to Role#1 (its shared point, its
     /// true one), m.
     pub staging_localisation_error_m: Vec<f64>,
+    /// Every dock made and broken, in order (what Gazebo's DetachableJoint systems are to
+    /// do in the same run: record 0051).
+    pub docks: Vec<DockEvent>,
+}
+
+/// A dock made or broken during the mission.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DockEvent {
+    /// Simulated time, s.
+    pub time_s: f64,
+    /// `attach` or `detach`.
+    pub action: &'static str,
+    /// The dock's name in the simulator (`role3.F-role1.R`).
+    pub dock: String,
+    /// The module that docks (0 = Module#1) and its port.
+    pub module: usize,
+    /// Its port.
+    pub port: &'static str,
+    /// The module it docks to, and that one's port.
+    pub partner_module: usize,
+    /// The partner's port.
+    pub partner_port: &'static str,
 }
 
 /// The region seeded start layouts are drawn from, world x and y, m: the modules' side of
@@ -227,6 +249,8 @@ struct Phases<'a> {
     /// At each staging point reached, how far the walking module's camera was off in
     /// Role#1's frame, m.
     staging_localisation: Vec<f64>,
+    /// Docks made and broken.
+    docks: Vec<DockEvent>,
     progress: &'a mut dyn FnMut(&PhaseLog),
 }
 
@@ -276,6 +300,7 @@ pub fn run_mission(
         logs: Vec::new(),
         localisation: Vec::new(),
         staging_localisation: Vec::new(),
+        docks: Vec::new(),
         progress,
     };
     let mut report = MissionReport {
@@ -294,6 +319,7 @@ pub fn run_mission(
         sim_s: 0.0,
         localisation_error_m: Vec::new(),
         staging_localisation_error_m: Vec::new(),
+        docks: Vec::new(),
     };
     let outcome = mission_phases(
         world,
@@ -316,6 +342,7 @@ pub fn run_mission(
     report.phases = phases.logs;
     report.localisation_error_m = phases.localisation;
     report.staging_localisation_error_m = phases.staging_localisation;
+    report.docks = phases.docks;
     report.trajectories = tracker.tracks;
     report.sim_s = sim.time();
     Ok(report)
@@ -862,6 +889,7 @@ fn execute(
                             .filter(|e| e.is_finite())
                             .collect();
                         phases.staging_localisation.extend(&located);
+                        phases.docks.extend(dock_events(roles, assembled.as_ref(), &out)?);
                         let detail = format!(
                             "{} docks, complete at {:.1} s, Role#1 moved {:.3} m, the walking modules' cameras {:.3} m at most off the simulator's at their staging points",
                             out.roles.len(),
@@ -959,6 +987,38 @@ fn execute(
             }
         }
     }
+}
+
+/// The docks a reassembly broke (the old configuration's Roles #3–#6, when `out` is a
+/// reassembly of `before`) and the ones `out` made, in order.
+fn dock_events(
+    roles: &RoleAssignment,
+    before: Option<&AssemblyOutcome>,
+    out: &AssemblyOutcome,
+) -> Result<Vec<DockEvent>, String> {
+    let event = |time_s: f64, action: &'static str, conf: Configuration, role: usize| {
+        modbot_planner::assembly::role_target(conf.name(), role)
+            .map(|t| DockEvent {
+                time_s: (time_s * 1000.0).round() / 1000.0,
+                action,
+                dock: crate::assemble::dock_name(t),
+                module: roles.modules[role - 1],
+                port: t.port,
+                partner_module: roles.modules[t.partner_role - 1],
+                partner_port: t.partner_port,
+            })
+            .map_err(|e| e.to_string())
+    };
+    let mut events = Vec::new();
+    if let (Some(t), Some(b)) = (out.detached_s, before) {
+        for role in 3..=6 {
+            events.push(event(t, "detach", b.configuration, role)?);
+        }
+    }
+    for r in &out.roles {
+        events.push(event(r.docked_s, "attach", out.configuration, r.role)?);
+    }
+    Ok(events)
 }
 
 fn goal_of(p: Pose2) -> Goal {

@@ -100,6 +100,23 @@ fn check(report: &MissionReport) {
         report.world,
         report.staging_localisation_error_m
     );
+    // The docks, in time order: the quadruped's five, its four legs let go at one instant,
+    // the wheeled vehicle's four (Roles #1 and #2 stay joined).
+    let actions: Vec<&str> = report.docks.iter().map(|d| d.action).collect();
+    assert_eq!(
+        actions,
+        [["attach"; 5].as_slice(), &["detach"; 4], &["attach"; 4]].concat()
+    );
+    assert!(report.docks.windows(2).all(|w| w[0].time_s <= w[1].time_s));
+    let roles = &report.roles;
+    for d in &report.docks {
+        assert_ne!(d.module, d.partner_module, "{d:?}");
+        assert!(d.dock.starts_with(&format!(
+            "role{}.{}-",
+            1 + roles.iter().position(|&m| m == d.module).unwrap(),
+            d.port
+        )));
+    }
     assert_eq!(report.trajectories.len(), 6);
     for t in &report.trajectories {
         assert!(t.len() as f64 >= report.sim_s * 9.0, "{} samples", t.len());

@@ -2,6 +2,7 @@
 
 pub mod artifacts;
 pub mod config;
+pub mod dock;
 pub mod error;
 pub mod model;
 pub mod sdf;
