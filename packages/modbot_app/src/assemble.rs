@@ -34,7 +34,9 @@ use modbot_gaits::modular::{Goal, ModuleJoints, yaw_of};
 use modbot_gaits::{Controller, JointTarget, Observation};
 use modbot_planner::assembly::{ForcedDirection, RoleAssignment, RoleTarget, role_target, target_pose};
 use modbot_planner::sequencer::Pose2;
-use modbot_sim::{CameraNoise, DockFit, DockTolerance, Drive, Port, SimRobot, SimSettings, Simulator, StartPose};
+use modbot_sim::{
+    CameraNoise, DockFit, DockTolerance, Drive, Plant, Port, SimRobot, SimSettings, Simulator, StartPose,
+};
 use nalgebra::{Isometry3, Point3, Vector3};
 
 use crate::lockon::{Landmark, LockOn};
@@ -141,7 +143,7 @@ pub struct Fleet {
 
 impl Fleet {
     /// The fleet of `sim`; every robot must be a lone wheel-foot module.
-    pub fn of(sim: &Simulator) -> Result<Fleet, String> {
+    pub fn of(sim: &dyn Plant) -> Result<Fleet, String> {
         let names = sim.joint_names();
         let links = sim.link_names();
         let mut modules = Vec::with_capacity(sim.robot_count());
@@ -174,7 +176,7 @@ impl Fleet {
     }
 
     /// A module's planar pose: its reference point and heading.
-    pub fn pose(&self, sim: &Simulator, module: usize) -> Pose2 {
+    pub fn pose(&self, sim: &dyn Plant, module: usize) -> Pose2 {
         let p = sim.link_poses()[self.modules[module].foot];
         Pose2 {
             x: p.translation.x,
@@ -574,7 +576,7 @@ fn front_joint_drives(configuration: Configuration) -> Result<[Drive; 6], String
 /// Runs `controller` on `sim` for `seconds` at [`CONTROL_HZ`], its base the pose of link
 /// `base_link`, its time counted from now.
 pub fn drive_for(
-    sim: &mut Simulator,
+    sim: &mut dyn Plant,
     controller: &mut dyn Controller,
     base_link: usize,
     seconds: f64,
@@ -585,22 +587,22 @@ pub fn drive_for(
 /// What a drive asks of its caller each control step ([`drive_hooked`]).
 pub trait DriveHooks {
     /// The base pose the controller sees; `None`: the base link's pose in the simulator.
-    fn base(&mut self, _sim: &Simulator) -> Option<Isometry3<f64>> {
+    fn base(&mut self, _sim: &dyn Plant) -> Option<Isometry3<f64>> {
         None
     }
 
     /// Whether the controller stands still this step: it is not stepped, the servos hold
     /// their last targets and the speed-driven joints stop.
-    fn hold(&mut self, _sim: &Simulator) -> bool {
+    fn hold(&mut self, _sim: &dyn Plant) -> bool {
         false
     }
 
     /// Changes the controller's outputs before they are sent (a camera the controller does
     /// not own).
-    fn adjust(&mut self, _sim: &Simulator, _out: &mut [JointTarget]) {}
+    fn adjust(&mut self, _sim: &dyn Plant, _out: &mut [JointTarget]) {}
 
     /// Called after every control step with the simulator; true ends the drive.
-    fn after(&mut self, _sim: &Simulator) -> Result<bool, String> {
+    fn after(&mut self, _sim: &dyn Plant) -> Result<bool, String> {
         Ok(false)
     }
 }
@@ -609,7 +611,7 @@ pub trait DriveHooks {
 /// from now, its base the pose of link `base_link` unless `hooks` give another, its
 /// outputs adjusted and the drive ended by `hooks`.
 pub fn drive_hooked(
-    sim: &mut Simulator,
+    sim: &mut dyn Plant,
     controller: &mut dyn Controller,
     base_link: usize,
     seconds: f64,
@@ -659,15 +661,15 @@ pub fn drive_hooked(
 /// after every control step with the simulator; it ends early when `stop` says so (the
 /// mission records its trajectories there and ends a phase on its own condition).
 pub fn drive_until(
-    sim: &mut Simulator,
+    sim: &mut dyn Plant,
     controller: &mut dyn Controller,
     base_link: usize,
     seconds: f64,
-    stop: &mut dyn FnMut(&Simulator) -> bool,
+    stop: &mut dyn FnMut(&dyn Plant) -> bool,
 ) -> Result<(), String> {
-    struct StopWhen<'a>(&'a mut dyn FnMut(&Simulator) -> bool);
+    struct StopWhen<'a>(&'a mut dyn FnMut(&dyn Plant) -> bool);
     impl DriveHooks for StopWhen<'_> {
-        fn after(&mut self, sim: &Simulator) -> Result<bool, String> {
+        fn after(&mut self, sim: &dyn Plant) -> Result<bool, String> {
             Ok((self.0)(sim))
         }
     }
@@ -679,7 +681,7 @@ pub fn drive_until(
 /// into the configuration's mode and takes its initial pose. The simulator must hold only
 /// the fleet's lone modules, undocked.
 pub fn assemble(
-    sim: &mut Simulator,
+    sim: &mut dyn Plant,
     fleet: &Fleet,
     roles: &RoleAssignment,
     configuration: Configuration,
@@ -701,14 +703,14 @@ pub fn dock_name(target: &RoleTarget) -> String {
 /// `observe` called with the simulator after every control step.
 #[allow(clippy::too_many_arguments)]
 pub fn assemble_observed(
-    sim: &mut Simulator,
+    sim: &mut dyn Plant,
     fleet: &Fleet,
     roles: &RoleAssignment,
     configuration: Configuration,
     table: StepTable,
     connected: &[usize],
     localise: Option<&CameraLocalisation<'_>>,
-    observe: &mut dyn FnMut(&Simulator),
+    observe: &mut dyn FnMut(&dyn Plant),
 ) -> Result<AssemblyOutcome, AssemblyFailure> {
     let catalog = ModuleCatalog::builtin();
     let n = sim.joint_names().len();
@@ -1278,14 +1280,14 @@ fn lone_front_joint_drive() -> Result<Drive, String> {
 /// `observe` is called with the simulator after every control step.
 #[allow(clippy::too_many_arguments)]
 pub fn reassemble(
-    sim: &mut Simulator,
+    sim: &mut dyn Plant,
     fleet: &Fleet,
     roles: &RoleAssignment,
     from: Configuration,
     to: Configuration,
     table: StepTable,
     localise: Option<&CameraLocalisation<'_>>,
-    observe: &mut dyn FnMut(&Simulator),
+    observe: &mut dyn FnMut(&dyn Plant),
 ) -> Result<AssemblyOutcome, AssemblyFailure> {
     if from == to {
         return Err(fail(0, format!("the modules are already the {}", to.name())));

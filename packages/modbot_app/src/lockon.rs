@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 
 use modbot_core::{LinkTree, ModuleCatalog, Topology};
 use modbot_gaits::modular::{ModuleJoints, wrap_rad};
-use modbot_sim::{Camera, CameraNoise, Detectable, Simulator};
+use modbot_sim::{Camera, CameraNoise, Detectable, Plant};
 use nalgebra::{Isometry3, Point3, Translation3};
 
 use crate::scan::{CAMERA_LINK, FOOT_LINK, detectables, tagged_objects, wheelfoot_camera};
@@ -91,7 +91,7 @@ impl LockOn {
     /// is Role#1, whose foot is the reference point) of a fleet simulator of `world`, the
     /// cameras' `noise` drawn from `seed`.
     pub fn new(
-        sim: &Simulator,
+        sim: &dyn Plant,
         world: &modbot_core::Scenario,
         modules: &[(usize, ModuleJoints)],
         noise: CameraNoise,
@@ -105,7 +105,7 @@ impl LockOn {
     /// DetPoints as landmarks: those whose positions are given ([`LockOn::set_landmark`]
     /// with [`crate::scan::module_id`]), as Role#1 shares its own during an assembly.
     pub fn lone(
-        sim: &Simulator,
+        sim: &dyn Plant,
         world: &modbot_core::Scenario,
         module: (usize, ModuleJoints),
         noise: CameraNoise,
@@ -150,7 +150,7 @@ impl LockOn {
     }
 
     fn build(
-        sim: &Simulator,
+        sim: &dyn Plant,
         world: &modbot_core::Scenario,
         modules: &[(usize, ModuleJoints)],
         noise: CameraNoise,
@@ -246,7 +246,7 @@ impl LockOn {
     }
 
     /// Looks, if it is time: updates the estimate and the pans.
-    pub fn update(&mut self, sim: &Simulator) -> Result<(), String> {
+    pub fn update(&mut self, sim: &dyn Plant) -> Result<(), String> {
         let now = sim.time();
         if now + 1e-9 < self.next_look_s {
             return Ok(());
@@ -341,7 +341,7 @@ impl LockOn {
 
     /// The base pose the controllers see: Role#1's foot's attitude and height from the
     /// simulator (IMU, compass), its horizontal position from the cameras.
-    pub fn base(&self, sim: &Simulator) -> Option<Isometry3<f64>> {
+    pub fn base(&self, sim: &dyn Plant) -> Option<Isometry3<f64>> {
         let e = self.estimate?;
         let p = sim.link_poses()[self.base_link];
         Some(Isometry3::from_parts(

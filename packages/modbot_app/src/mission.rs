@@ -25,7 +25,7 @@ use modbot_planner::friction::BandEdges;
 use modbot_planner::modeling::model;
 use modbot_planner::sequencer::{Command, Pose2, Sequencer, SequencerSettings, Tick};
 use modbot_planner::strategic::{Action, StrategicPlan, SubGoal, source_decomposition};
-use modbot_sim::Simulator;
+use modbot_sim::Plant;
 use serde::Serialize;
 
 use crate::assemble::{
@@ -228,7 +228,7 @@ struct Tracker {
 }
 
 impl Tracker {
-    fn observe(&mut self, sim: &Simulator) {
+    fn observe(&mut self, sim: &dyn Plant) {
         let t = sim.time();
         if t + 1e-9 < self.next_s {
             return;
@@ -351,7 +351,7 @@ pub fn run_mission(
 fn mission_phases(
     world: &Scenario,
     settings: &MissionSettings,
-    sim: &mut Simulator,
+    sim: &mut dyn Plant,
     fleet: &Fleet,
     tracker: &mut Tracker,
     phases: &mut Phases<'_>,
@@ -650,19 +650,19 @@ struct Hooks<'a> {
 }
 
 impl DriveHooks for Hooks<'_> {
-    fn base(&mut self, sim: &Simulator) -> Option<nalgebra::Isometry3<f64>> {
+    fn base(&mut self, sim: &dyn Plant) -> Option<nalgebra::Isometry3<f64>> {
         if self.localise { self.lock.base(sim) } else { None }
     }
 
-    fn hold(&mut self, sim: &Simulator) -> bool {
+    fn hold(&mut self, sim: &dyn Plant) -> bool {
         self.localise && !self.lock.locked(sim.time())
     }
 
-    fn adjust(&mut self, _sim: &Simulator, out: &mut [JointTarget]) {
+    fn adjust(&mut self, _sim: &dyn Plant, out: &mut [JointTarget]) {
         self.lock.command(out);
     }
 
-    fn after(&mut self, sim: &Simulator) -> Result<bool, String> {
+    fn after(&mut self, sim: &dyn Plant) -> Result<bool, String> {
         self.tracker.observe(sim);
         self.lock.update(sim)?;
         if self.until_locked {
@@ -679,7 +679,7 @@ impl DriveHooks for Hooks<'_> {
 
 /// Role#1's pose as the lock-on estimates it: position from the camera, heading from the
 /// compass.
-fn estimated_pose(lock: &LockOn, sim: &Simulator) -> Option<Pose2> {
+fn estimated_pose(lock: &LockOn, sim: &dyn Plant) -> Option<Pose2> {
     lock.base(sim).map(|b| Pose2 {
         x: b.translation.x,
         y: b.translation.y,
@@ -716,7 +716,7 @@ impl Controller for HoldTargets {
 
 #[allow(clippy::too_many_arguments)]
 fn execute(
-    sim: &mut Simulator,
+    sim: &mut dyn Plant,
     world: &Scenario,
     fleet: &Fleet,
     roles: &RoleAssignment,
@@ -849,7 +849,7 @@ fn execute(
                     }
                 };
                 let t0 = sim.time();
-                let mut observe = |sim: &Simulator| tracker.observe(sim);
+                let mut observe = |sim: &dyn Plant| tracker.observe(sim);
                 // The walking modules find themselves with their cameras, from Role#1's
                 // point as the modelling placed it or, in a configuration, as its cameras
                 // last placed it (record 0050).

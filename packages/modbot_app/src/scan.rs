@@ -30,7 +30,7 @@ use modbot_core::scenario::Tag;
 use modbot_core::{LinkTree, ModuleCatalog, Scenario, Topology};
 use modbot_gaits::modular::wrap_rad;
 use modbot_planner::modeling::{ModuleScan, Seen, Sighting, module_reference};
-use modbot_sim::{Camera, CameraNoise, CameraSpec, Detectable, Detection, Mark, Simulator, heading_of};
+use modbot_sim::{Camera, CameraNoise, CameraSpec, Detectable, Detection, Mark, Plant, heading_of};
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 
 /// Pan increment, deg (§6.2).
@@ -245,7 +245,7 @@ pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOut
 /// Runs the initial scan on `sim`, a fleet simulator of `world` (one lone wheel-foot module
 /// per `robot_starts` entry), from its current time: what the mission does after its
 /// friction estimate.
-pub fn initial_scan_on(sim: &mut Simulator, world: &Scenario, settings: &ScanSettings) -> Result<ScanOutcome, String> {
+pub fn initial_scan_on(sim: &mut dyn Plant, world: &Scenario, settings: &ScanSettings) -> Result<ScanOutcome, String> {
     let n = world.robot_starts.len();
     if sim.robot_count() != n {
         return Err(format!(

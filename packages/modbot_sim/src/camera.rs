@@ -274,8 +274,8 @@ impl Camera {
     }
 
     /// What it sees now, with its noise, in the order of `marks`.
-    pub fn capture(&mut self, sim: &Simulator, marks: &[Detectable]) -> Result<Vec<Detection>> {
-        let mut seen = sim.camera_view(&self.spec, marks)?;
+    pub fn capture(&mut self, sim: &(impl crate::Plant + ?Sized), marks: &[Detectable]) -> Result<Vec<Detection>> {
+        let mut seen = sim.camera_view(&self.spec, marks).map_err(SimError::Plant)?;
         let n = self.spec.noise;
         if n == CameraNoise::NONE {
             return Ok(seen);

@@ -7,6 +7,9 @@ use modbot_gaits::GaitError;
 /// Why a simulation could not be set up or could not go on.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SimError {
+    /// A [`crate::Plant`] refused or failed (its message names what).
+    #[error("{0}")]
+    Plant(String),
     /// The robot description is unusable for simulation.
     #[error("robot `{robot}`: {what}")]
     Robot {
@@ -132,9 +135,11 @@ impl SimError {
             | SimError::Description(_)
             | SimError::Core(_)
             | SimError::Gait(_) => true,
-            SimError::Diverged { .. } | SimError::TooShort { .. } | SimError::Stalled { .. } | SimError::Sink(_) => {
-                false
-            }
+            SimError::Diverged { .. }
+            | SimError::TooShort { .. }
+            | SimError::Stalled { .. }
+            | SimError::Sink(_)
+            | SimError::Plant(_) => false,
         }
     }
 }

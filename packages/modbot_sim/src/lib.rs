@@ -9,6 +9,7 @@ mod layout;
 pub mod maze;
 pub mod measure;
 mod native;
+pub mod plant;
 mod rapier_engine;
 pub mod robot;
 pub mod run;
@@ -21,6 +22,7 @@ pub use dock::{DockFit, DockTolerance, Port};
 pub use error::{Result, SimError};
 pub use layout::StartPose;
 pub use measure::{Boundary, CycleStep, MAX_KEPT_SAMPLES, Recorder, Report, Sample};
+pub use plant::Plant;
 pub use robot::{Drive, Servo, SimRobot};
 pub use run::{
     MAX_CONTROL_RATE_HZ, RunOutput, RunPlan, is_control_rate, run_controller, run_controller_streaming, run_gait,
