@@ -370,3 +370,99 @@ fn sim_launch_starts_teleop_on_request() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!String::from_utf8_lossy(&o.stdout).contains("teleop_node"));
 }
+
+/// The strategic mission through ROS (issue 15, record 0052): `modbot launch
+/// launch/strategic_mission.launch.yaml` in a private network namespace starts sim_node with
+/// the fleet and mission_node, which drives it over DDS to the target; the launch ends when
+/// the mission does, successfully. The latched summary says the same as the embedded run of
+/// the same world — the same phases, the same docks, the same final distance, to the bit
+/// (the lock-step protocol changes nothing) — and the markers show the six roles, the nine
+/// staging points and the six rows.
+#[test]
+fn the_strategic_mission_launch_reaches_the_target_over_ros() {
+    use modbot_msgs::std_msgs::msg::String as StringMsg;
+    use modbot_msgs::visualization_msgs::msg::MarkerArray;
+    if modbot_ros::netns::reexec_in_netns("the_strategic_mission_launch_reaches_the_target_over_ros") {
+        return;
+    }
+    let world = modbot_core::Scenario::load(&root().join("worlds/strategic_mission.yaml")).unwrap();
+    let embedded = modbot_app::mission::run_mission(&world, &Default::default(), &mut |_| {}).unwrap();
+    let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("strategic_mission_{}.log", std::process::id()));
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_modbot"))
+        .args(["launch", "launch/strategic_mission.launch.yaml", "namespace:=mission1"])
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("modbot launch");
+    let mut probe = modbot_ros::dds::DdsTransport::plain("mission_probe").expect("probe");
+    let summary_sub = probe
+        .subscription::<StringMsg>("/mission1/mission/summary", Qos::Latched)
+        .unwrap();
+    let markers_sub = probe
+        .subscription::<MarkerArray>("/mission1/mission/markers", Qos::Latched)
+        .unwrap();
+    let status_sub = probe
+        .subscription::<StringMsg>("/mission1/mission/status", Qos::Reliable)
+        .unwrap();
+    let (mut summary, mut markers, mut statuses) = (None, None, 0);
+    let status = loop {
+        while let Some(Ok(s)) = summary_sub.take() {
+            summary = Some(serde_json::from_str::<serde_json::Value>(&s.data).unwrap());
+        }
+        while let Some(Ok(m)) = markers_sub.take() {
+            markers = Some(m);
+        }
+        while let Some(Ok(_)) = status_sub.take() {
+            statuses += 1;
+        }
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(900) {
+            let _ = child.kill();
+            panic!(
+                "the mission did not end in 900 s:\n{}",
+                std::fs::read_to_string(&log).unwrap()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(status.success(), "{status}\n{text}");
+    assert!(text.contains("reached the target"), "{text}");
+    let summary = summary.unwrap_or_else(|| panic!("no mission/summary\n{text}"));
+    eprintln!(
+        "ROS mission: {:.1} s simulated in {:.1} s wall by mission_node ({} calls to sim_node), {:.1} s in all; embedded {:.3} m, ROS {:.3} m",
+        summary["simulated_s"].as_f64().unwrap(),
+        summary["wall_s"].as_f64().unwrap(),
+        summary["fleet_calls"],
+        start.elapsed().as_secs_f64(),
+        embedded.final_distance_m,
+        summary["final_distance_m"].as_f64().unwrap()
+    );
+    assert_eq!(summary["reached"], true);
+    assert_eq!(summary["final_distance_m"].as_f64().unwrap(), embedded.final_distance_m);
+    assert_eq!(summary["simulated_s"].as_f64().unwrap(), embedded.sim_s);
+    let phases: Vec<&str> = summary["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["phase"].as_str().unwrap())
+        .collect();
+    let embedded_phases: Vec<&str> = embedded.phases.iter().map(|p| p.phase.as_str()).collect();
+    assert_eq!(phases, embedded_phases);
+    assert_eq!(
+        summary["docks"].as_array().unwrap().len(),
+        embedded.docks.len(),
+        "{}",
+        summary["docks"]
+    );
+    assert!(statuses > 0, "no mission/status seen");
+    let markers = markers.unwrap_or_else(|| panic!("no mission/markers\n{text}"));
+    let count = |ns: &str| markers.markers.iter().filter(|m| m.ns == ns && m.r#type == 9).count();
+    // Text labels: six roles, 5 + 4 staging points, six rows.
+    assert_eq!((count("roles"), count("staging"), count("plan")), (6, 9, 6));
+    assert!(markers.markers.iter().all(|m| m.header.frame_id == "map"));
+}

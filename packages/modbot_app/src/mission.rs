@@ -9,8 +9,9 @@
 //! the world file's positions are not read by any controller. In the configurations, the
 //! body modules' cameras locked on the landmarks give the configuration's position
 //! ([`crate::lockon`], §6.5), the compass its heading (the global yaw the source read
-//! too). The lone modules walking to their staging and pre-connection points still read
-//! their own poses from the simulator (record 0048).
+//! too). The lone modules walking to their staging points place themselves with their
+//! cameras, and their partner's port guides the last stretch (record 0050). The mission
+//! acts on a [`Plant`]: this process's simulator, or sim_node's over ROS (record 0052).
 
 use std::collections::BTreeMap;
 
@@ -283,7 +284,20 @@ pub fn run_mission(
     progress: &mut dyn FnMut(&PhaseLog),
 ) -> Result<MissionReport, String> {
     let mut sim = fleet_simulator(world)?;
-    let fleet = Fleet::of(&sim)?;
+    run_mission_on(&mut sim, world, settings, progress)
+}
+
+/// [`run_mission`] on `plant`, which must hold the fleet of `world` as
+/// [`fleet_simulator`] builds it, at its start (a simulator in another process: the ROS
+/// mission, record 0052).
+pub fn run_mission_on(
+    plant: &mut dyn Plant,
+    world: &Scenario,
+    settings: &MissionSettings,
+    progress: &mut dyn FnMut(&PhaseLog),
+) -> Result<MissionReport, String> {
+    let sim = plant;
+    let fleet = Fleet::of(sim)?;
     if fleet.modules.len() != 6 {
         return Err(format!(
             "world `{}` has {} robot_starts: the mission needs six modules",
@@ -321,24 +335,16 @@ pub fn run_mission(
         staging_localisation_error_m: Vec::new(),
         docks: Vec::new(),
     };
-    let outcome = mission_phases(
-        world,
-        settings,
-        &mut sim,
-        &fleet,
-        &mut tracker,
-        &mut phases,
-        &mut report,
-    );
+    let outcome = mission_phases(world, settings, sim, &fleet, &mut tracker, &mut phases, &mut report);
     report.failure = outcome.err();
     let goal = world.goal.unwrap_or(report.target_m);
     if let Some(&r1) = report.roles.first() {
-        let p = fleet.pose(&sim, r1);
+        let p = fleet.pose(sim, r1);
         report.final_distance_m = (p.x - goal[0]).hypot(p.y - goal[1]);
         report.reached = report.failure.is_none() && report.final_distance_m <= REACHED_M;
     }
     tracker.next_s = 0.0;
-    tracker.observe(&sim);
+    tracker.observe(sim);
     report.phases = phases.logs;
     report.localisation_error_m = phases.localisation;
     report.staging_localisation_error_m = phases.staging_localisation;

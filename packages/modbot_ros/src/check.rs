@@ -30,6 +30,7 @@ pub fn check_node_params(exec: &str, argv: &[String]) -> Result<(), String> {
         "executive_node" => check::<nodes::executive::ExecutiveNodeConfig>(exec, argv),
         "module_node" => check::<nodes::module::ModuleNodeConfig>(exec, argv),
         "teleop_node" => check::<nodes::teleop::TeleopNodeConfig>(exec, argv),
+        "mission_node" => check::<nodes::mission::MissionNodeConfig>(exec, argv),
         other => Err(format!(
             "modbot_ros has no executable `{other}` (it has {})",
             crate::NODES.join(", ")

@@ -5,6 +5,7 @@ pub mod check;
 pub mod convert;
 pub mod dds;
 pub mod error;
+pub mod fleet;
 pub mod launch;
 pub mod loopback;
 pub mod netns;
@@ -18,8 +19,10 @@ pub mod transport;
 /// The nodes' logic, written once against [`transport::Transport`].
 pub mod nodes {
     pub mod executive;
+    pub mod fleet;
     pub mod gait;
     pub mod gait_io;
+    pub mod mission;
     pub mod module;
     pub mod planner;
     pub mod sim;
@@ -287,6 +290,7 @@ pub const NODES: &[&str] = &[
     "executive_node",
     "module_node",
     "teleop_node",
+    "mission_node",
 ];
 
 /// Runs a node's loop on transport `T` until the process is told to stop; errors print and
@@ -348,6 +352,7 @@ pub fn node_summary(exec: &str) -> Option<&'static str> {
         "executive_node" => "executes strategic_plan through gait commands, steering by the body's pose (odom)",
         "module_node" => "one module of a digital-hormone organism: hormone frames in and out, its hinge command",
         "teleop_node" => "cmd_vel and joy to gait commands, with a dead-man",
+        "mission_node" => "the strategic mission: the six modules' controllers, driving sim_node's fleet (fleet:=true)",
         _ => return None,
     })
 }
@@ -387,6 +392,7 @@ pub fn node_declarations(exec: &str) -> Option<Vec<params::ParamDecl>> {
         "executive_node" => nodes::executive::ExecutiveNodeConfig::declarations(),
         "module_node" => nodes::module::ModuleNodeConfig::declarations(),
         "teleop_node" => nodes::teleop::TeleopNodeConfig::declarations(),
+        "mission_node" => nodes::mission::MissionNodeConfig::declarations(),
         _ => return None,
     })
 }
@@ -481,6 +487,12 @@ pub fn run_node(exec: &str, argv: Vec<String>) -> std::process::ExitCode {
         ),
         "module_node" => on_backend!(nodes::module::ModuleNodeConfig, "module_node", argv, nodes::module::run),
         "teleop_node" => on_backend!(nodes::teleop::TeleopNodeConfig, "teleop_node", argv, nodes::teleop::run),
+        "mission_node" => on_backend!(
+            nodes::mission::MissionNodeConfig,
+            "mission_node",
+            argv,
+            nodes::mission::run
+        ),
         other => {
             let why = format!("no node `{other}` (modbot_ros provides {})", NODES.join(", "));
             report_error("modbot_ros", &why);

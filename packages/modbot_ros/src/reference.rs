@@ -92,6 +92,7 @@ fn bus_of_node(exec: &str, params: &[(&str, ParamValue)]) -> Result<LoopbackBus,
         "executive_node" => bus_of::<nodes::executive::ExecutiveNodeConfig>(exec, params, nodes::executive::run),
         "module_node" => bus_of::<nodes::module::ModuleNodeConfig>(exec, params, nodes::module::run),
         "teleop_node" => bus_of::<nodes::teleop::TeleopNodeConfig>(exec, params, nodes::teleop::run),
+        "mission_node" => bus_of::<nodes::mission::MissionNodeConfig>(exec, params, nodes::mission::run),
         other => Err(format!("no node `{other}`")),
     }
 }
@@ -165,11 +166,25 @@ fn node_endpoints(exec: &str) -> Result<Vec<(Endpoint, Vec<&'static str>)>, Stri
                 "an organism (organism:=caterpillar:4)",
                 vec![("organism", s("caterpillar:4"))],
             ),
+            (
+                "the strategic mission's fleet (fleet:=true world:=worlds/strategic_mission.yaml)",
+                vec![
+                    ("fleet", ParamValue::Bool(true)),
+                    (
+                        "world",
+                        s(concat!(
+                            env!("CARGO_MANIFEST_DIR"),
+                            "/../../worlds/strategic_mission.yaml"
+                        )),
+                    ),
+                ],
+            ),
         ],
         "planner_node" => vec![("", vec![])],
         "executive_node" => vec![("", vec![])],
         "module_node" => vec![("", vec![])],
         "teleop_node" => vec![("", vec![])],
+        "mission_node" => vec![("", vec![])],
         other => return Err(format!("no node `{other}`")),
     };
     let mut seen: BTreeMap<Endpoint, Vec<&'static str>> = BTreeMap::new();

@@ -399,6 +399,7 @@ fn every_node_binary_prints_its_help() {
         ("executive_node", env!("CARGO_BIN_EXE_executive_node")),
         ("module_node", env!("CARGO_BIN_EXE_module_node")),
         ("teleop_node", env!("CARGO_BIN_EXE_teleop_node")),
+        ("mission_node", env!("CARGO_BIN_EXE_mission_node")),
     ];
     assert_eq!(
         bins.iter().map(|b| b.0).collect::<Vec<_>>(),

@@ -28,7 +28,7 @@ use crate::error::{Result, SimError};
 use crate::world::Simulator;
 
 /// The camera's measurement noise: one standard deviation of each error.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CameraNoise {
     /// Of the range, m.
     pub range_sigma_m: f64,
@@ -53,7 +53,7 @@ impl CameraNoise {
 }
 
 /// A camera fitted to a robot's link.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CameraSpec {
     /// Its name (in messages).
     pub name: String,
@@ -76,7 +76,7 @@ pub struct CameraSpec {
 }
 
 /// Where a detectable point is.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Mark {
     /// A point fixed to a robot's link (a module's DetPoint).
     Link {
@@ -101,7 +101,7 @@ pub enum Mark {
 }
 
 /// A point a camera may report, by id.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Detectable {
     /// What the camera reports it as (the source's object handle).
     pub id: String,
@@ -110,7 +110,7 @@ pub struct Detectable {
 }
 
 /// One point a camera saw.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Detection {
     /// The detectable's id.
     pub id: String,

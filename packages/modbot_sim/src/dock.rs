@@ -16,7 +16,7 @@ use crate::world::{Simulator, World, body_tables, layout_loop_error};
 /// A port of a robot: a frame on one of its links with x pointing out of the module, the
 /// catalog's convention. Two joined ports face each other: frame_b = frame_a · R_x(roll) ·
 /// R_z(π).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Port {
     /// The robot (index in the simulator's robots).
     pub robot: usize,
@@ -27,7 +27,7 @@ pub struct Port {
 }
 
 /// How far apart two ports may be and still dock.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DockTolerance {
     /// Distance between the port origins, m.
     pub position_m: f64,
@@ -50,7 +50,7 @@ impl Default for DockTolerance {
 }
 
 /// How well two ports met when they were docked.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DockFit {
     /// Distance between the port origins, m.
     pub distance_m: f64,

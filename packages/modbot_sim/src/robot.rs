@@ -10,7 +10,7 @@ use crate::error::{Result, SimError};
 
 /// The position servo of the source (Appendix D): commanded joint speed
 /// w = kp (target − angle), clipped to ±max_speed, with the motor torque capped at max_torque.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Servo {
     /// P gain, 1/s.
     pub kp: f64,
@@ -21,7 +21,7 @@ pub struct Servo {
 }
 
 /// How a joint is driven.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Drive {
     /// The position servo of the source: its target is an angle, rad.
     Position(Servo),

@@ -67,6 +67,9 @@ pub struct SimNodeConfig {
     pub dead_after_s: f64,
     /// Wall seconds the organism's physics waits for every module_node's first command.
     pub wait_for_modules_s: f64,
+    /// Simulate the fleet of `world`'s module starts (the strategic mission's six wheel-foot
+    /// modules) for mission_node, over the fleet protocol (record 0052), instead of `robot`.
+    pub fleet: bool,
     /// An MCAP file to record what the node publishes into (tf, joint_states, odom,
     /// robot_description, the commands it applies; "" = none). An existing file is refused.
     pub record: String,
@@ -113,6 +116,11 @@ impl NodeConfig for SimNodeConfig {
                 "organism: wall seconds the physics waits for every module_node's first hinge command",
             ),
             ParamDecl::new(
+                "fleet",
+                b(false),
+                "simulate the world's module starts (the strategic mission's fleet) for mission_node over fleet/request and fleet/reply, instead of robot",
+            ),
+            ParamDecl::new(
                 "record",
                 st(""),
                 "MCAP file to record the published messages into (empty: none; an existing file is refused)",
@@ -137,8 +145,17 @@ impl NodeConfig for SimNodeConfig {
             no_tail: g.bool("no_tail")?,
             dead_after_s: g.f64_in("dead_after_s", 0.0, 3600.0)?,
             wait_for_modules_s: g.f64_in("wait_for_modules_s", 0.0, 3600.0)?,
+            fleet: g.bool("fleet")?,
             record: g.str("record")?,
         };
+        if cfg.fleet {
+            if !cfg.organism.is_empty() || !cfg.record.is_empty() {
+                return Err("parameter `fleet`: not with `organism` or `record`".into());
+            }
+            let world = cfg.scenario()?;
+            modbot_app::assemble::fleet_simulator(&world)
+                .map_err(|e| format!("fleet of world `{}`: {e}", cfg.world))?;
+        }
         if !cfg.record.is_empty() {
             let path = std::path::Path::new(&cfg.record);
             if path.exists() {
@@ -181,7 +198,7 @@ impl SimNodeConfig {
     }
 
     /// The world, loaded as `modbot run` loads it (`.yaml`, `.yml`, or the `.sdf`'s scenario).
-    fn scenario(&self) -> std::result::Result<Scenario, String> {
+    pub(crate) fn scenario(&self) -> std::result::Result<Scenario, String> {
         let path = (!self.world.is_empty()).then(|| std::path::Path::new(&self.world));
         modbot_app::load_world(path).map_err(|e| format!("world `{}`: {e}", self.world))
     }
@@ -537,6 +554,9 @@ impl<T: Transport> OrganismIo<T> {
 
 /// Runs sim_node until `stop` is set or the physics diverges (an error).
 pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -> Result<()> {
+    if cfg.fleet {
+        return super::fleet::run(t, &cfg, stop);
+    }
     let mut core = SimCore::new(&cfg).map_err(RosError::Params)?;
     let cmd_sub = t.subscription::<Float64MultiArray>("position_controller/commands", Qos::Reliable)?;
     let vel_sub = if !core.session.interface_joints(Interface::Velocity).is_empty() {
