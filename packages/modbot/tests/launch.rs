@@ -464,5 +464,5 @@ fn the_strategic_mission_launch_reaches_the_target_over_ros() {
     let count = |ns: &str| markers.markers.iter().filter(|m| m.ns == ns && m.r#type == 9).count();
     // Text labels: six roles, 5 + 4 staging points, six rows.
     assert_eq!((count("roles"), count("staging"), count("plan")), (6, 9, 6));
-    assert!(markers.markers.iter().all(|m| m.header.frame_id == "map"));
+    assert!(markers.markers.iter().all(|m| m.header.frame_id == "odom"));
 }

@@ -17,6 +17,7 @@ use modbot_ros::launch::{NodeLaunch, modbot_packages, resolve as resolve_launch}
 use modbot_ros::loopback::{LoopbackBus, LoopbackNode, TopicInfo, compatible, identity};
 use modbot_ros::nodes::executive::{self, ExecutiveNodeConfig};
 use modbot_ros::nodes::gait::{self, GaitNodeConfig};
+use modbot_ros::nodes::mission::{self, MissionNodeConfig};
 use modbot_ros::nodes::planner::{self, PlannerNodeConfig};
 use modbot_ros::nodes::sim::{self, SimNodeConfig};
 use modbot_ros::nodes::teleop::{self, TeleopNodeConfig};
@@ -46,7 +47,8 @@ fn start<C: NodeConfig>(bus: &LoopbackBus, name: &str, params: &[(&str, ParamVal
     run(&mut node, cfg, Arc::new(AtomicBool::new(true))).unwrap_or_else(|e| panic!("{name}: {e}"));
 }
 
-/// The graph of launch/mission.launch.yaml and sim.launch.yaml plus teleop_node.
+/// The graph of launch/mission.launch.yaml and sim.launch.yaml plus teleop_node and
+/// strategic_mission.launch.yaml's mission_node.
 fn graph() -> Vec<TopicInfo> {
     let s = |v: &str| ParamValue::Str(v.into());
     let flat = root().join("worlds/flat.yaml").display().to_string();
@@ -65,6 +67,8 @@ fn graph() -> Vec<TopicInfo> {
     );
     start::<ExecutiveNodeConfig>(&bus, "executive_node", &[("configuration", s("snake"))], executive::run);
     start::<TeleopNodeConfig>(&bus, "teleop_node", &[("robot", s("py:8"))], teleop::run);
+    // launch/strategic_mission.launch.yaml's mission node (its markers).
+    start::<MissionNodeConfig>(&bus, "mission_node", &[], mission::run);
     bus.topics()
 }
 

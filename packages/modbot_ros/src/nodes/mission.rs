@@ -5,7 +5,8 @@
 //! (`fleet:=true`) over the fleet protocol (`fleet/request`, `fleet/reply`). Each phase as
 //! it ends is published on `mission/status` (JSON of the phase); at the end, the mission's
 //! summary on `mission/summary` (latched JSON) and markers of the roles, the staging points
-//! and the plan on `mission/markers` (latched, frame `map`: the world's). The node exits
+//! and the plan on `mission/markers` (latched, frame `odom`: the embedded simulator's world
+//! is its odom frame, as in launch/mission.launch.yaml). The node exits
 //! 0 when the mission reached the target, 1 with the phase and the reason otherwise.
 
 use std::sync::Arc;
@@ -174,11 +175,12 @@ pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool
 }
 
 /// The roles (at each module's start), the staging points of each assembly (from Role#1's
-/// pose when it began) and the plan's references, in the world's frame (`map`).
+/// pose when it began) and the plan's references, in the world's frame (`odom`, the
+/// embedded simulator's world, as the planner's markers in launch/mission.launch.yaml).
 pub fn mission_markers(world: &Scenario, report: &MissionReport) -> MarkerArray {
     let header = Header {
         stamp: Time::from_secs_f64(report.sim_s),
-        frame_id: "map".into(),
+        frame_id: "odom".into(),
     };
     let color = |r: f32, g: f32, b: f32| ColorRGBA { r, g, b, a: 0.9 };
     let mut markers = Vec::new();
