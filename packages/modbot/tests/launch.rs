@@ -373,7 +373,8 @@ fn sim_launch_starts_teleop_on_request() {
 
 /// The strategic mission through ROS (issue 15, record 0052): `modbot launch
 /// launch/strategic_mission.launch.yaml` in a private network namespace starts sim_node with
-/// the fleet and mission_node, which drives it over DDS to the target; the launch ends when
+/// the fleet, planner_node and mission_node, which asks planner_node's deliberative search
+/// and drives the fleet over DDS to the target; the launch ends when
 /// the mission does, successfully. The latched summary says the same as the embedded run of
 /// the same world — the same phases, the same docks, the same final distance, to the bit
 /// (the lock-step protocol changes nothing) — and the markers show the six roles, the nine
@@ -443,6 +444,11 @@ fn the_strategic_mission_launch_reaches_the_target_over_ros() {
         summary["final_distance_m"].as_f64().unwrap()
     );
     assert_eq!(summary["reached"], true);
+    // planner_node's deliberative search chose the source's template's configurations.
+    assert_eq!(
+        summary["searched_configurations"],
+        serde_json::json!(["quadruped", "wheeled"])
+    );
     assert_eq!(summary["final_distance_m"].as_f64().unwrap(), embedded.final_distance_m);
     assert_eq!(summary["simulated_s"].as_f64().unwrap(), embedded.sim_s);
     let phases: Vec<&str> = summary["phases"]

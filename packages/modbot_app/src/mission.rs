@@ -284,16 +284,18 @@ pub fn run_mission(
     progress: &mut dyn FnMut(&PhaseLog),
 ) -> Result<MissionReport, String> {
     let mut sim = fleet_simulator(world)?;
-    run_mission_on(&mut sim, world, settings, progress)
+    run_mission_on(&mut sim, world, settings, &mut searched_configurations, progress)
 }
 
 /// [`run_mission`] on `plant`, which must hold the fleet of `world` as
 /// [`fleet_simulator`] builds it, at its start (a simulator in another process: the ROS
-/// mission, record 0052).
+/// mission, record 0052), with `search` the deliberative planner's configurations for the
+/// modelled world ([`searched_configurations`] here; planner_node over ROS).
 pub fn run_mission_on(
     plant: &mut dyn Plant,
     world: &Scenario,
     settings: &MissionSettings,
+    search: &mut dyn FnMut(&Scenario) -> Result<Vec<String>, String>,
     progress: &mut dyn FnMut(&PhaseLog),
 ) -> Result<MissionReport, String> {
     let sim = plant;
@@ -335,7 +337,16 @@ pub fn run_mission_on(
         staging_localisation_error_m: Vec::new(),
         docks: Vec::new(),
     };
-    let outcome = mission_phases(world, settings, sim, &fleet, &mut tracker, &mut phases, &mut report);
+    let outcome = mission_phases(
+        world,
+        settings,
+        search,
+        sim,
+        &fleet,
+        &mut tracker,
+        &mut phases,
+        &mut report,
+    );
     report.failure = outcome.err();
     let goal = world.goal.unwrap_or(report.target_m);
     if let Some(&r1) = report.roles.first() {
@@ -354,9 +365,11 @@ pub fn run_mission_on(
     Ok(report)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn mission_phases(
     world: &Scenario,
     settings: &MissionSettings,
+    search: &mut dyn FnMut(&Scenario) -> Result<Vec<String>, String>,
     sim: &mut dyn Plant,
     fleet: &Fleet,
     tracker: &mut Tracker,
@@ -512,7 +525,7 @@ fn mission_phases(
     report.plan = plan.rows.clone();
     let mut template: Vec<String> = plan.rows.iter().map(|r| r.configuration.clone()).collect();
     template.dedup();
-    report.searched_configurations = match searched_configurations(&modelled) {
+    report.searched_configurations = match search(&modelled) {
         Ok(c) => c,
         Err(e) => return phases.close("plan", t, t, Err(format!("the deliberative search: {e}"))),
     };
@@ -617,8 +630,9 @@ fn mission_phases(
 
 /// The deliberative planner's configurations in order, for the modelled world, with the
 /// quadruped and the wheeled vehicle available and the quadruped first (the source's plan
-/// assembles it first): the search's sequence, to set beside the template's.
-fn searched_configurations(world: &Scenario) -> Result<Vec<String>, String> {
+/// assembles it first): the search's sequence, to set beside the template's. From the
+/// world's `robot_start` to its `goal` (the modelled target), at 0.05 m cells.
+pub fn searched_configurations(world: &Scenario) -> Result<Vec<String>, String> {
     let caps = modbot_planner::capabilities::Capabilities::builtin();
     modbot_planner::deliberative::plan(world, &caps, &["quadruped", "wheeled"], "quadruped", 0.05)
         .map(|p| p.configurations)

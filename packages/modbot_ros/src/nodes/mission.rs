@@ -2,7 +2,10 @@
 //! owns the six modules' controllers — the scan, the modelling, the roles, the plan and the
 //! sequencer with the assembly, reassembly and the configurations' controllers, all of
 //! modbot_app's [`run_mission_on`] — and drives the fleet's simulator in sim_node
-//! (`fleet:=true`) over the fleet protocol (`fleet/request`, `fleet/reply`). Each phase as
+//! (`fleet:=true`) over the fleet protocol (`fleet/request`, `fleet/reply`). The
+//! deliberative search that the source's template is checked against is planner_node's
+//! (`planner:=node`): the modelled start and target go out on `planner/start` and
+//! `planner/goal` (planner_node's `odom` and `goal_pose`), its `strategic_plan` comes back. Each phase as
 //! it ends is published on `mission/status` (JSON of the phase); at the end, the mission's
 //! summary on `mission/summary` (latched JSON) and markers of the roles, the staging points
 //! and the plan on `mission/markers` (latched, frame `odom`: the embedded simulator's world
@@ -13,10 +16,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use modbot_app::mission::{MissionReport, MissionSettings, run_mission_on};
+use modbot_app::mission::{MissionReport, MissionSettings, run_mission_on, searched_configurations};
 use modbot_core::Scenario;
 use modbot_msgs::builtin_interfaces::msg::{Duration as RosDuration, Time};
-use modbot_msgs::geometry_msgs::msg::{Point, Pose, Quaternion, Vector3};
+use modbot_msgs::geometry_msgs::msg::{Point, Pose, PoseStamped, Quaternion, Vector3};
+use modbot_msgs::modbot_msgs::msg::StrategicPlan;
+use modbot_msgs::nav_msgs::msg::Odometry;
 use modbot_msgs::std_msgs::msg::{ColorRGBA, Header, String as StringMsg};
 use modbot_msgs::visualization_msgs::msg::{Marker, MarkerArray};
 use modbot_planner::sequencer::Pose2;
@@ -24,7 +29,7 @@ use modbot_planner::sequencer::Pose2;
 use crate::error::{Result, RosError};
 use crate::fleet::RemotePlant;
 use crate::params::{Get, NodeConfig, ParamDecl, ParamMap, ParamValue};
-use crate::transport::{Level, Pub, Qos, Transport};
+use crate::transport::{Level, Pub, Qos, Sub, Transport};
 
 /// The node's parameters, validated.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +41,10 @@ pub struct MissionNodeConfig {
     pub request_timeout_s: f64,
     /// Seed of the cameras' noise.
     pub camera_seed: u64,
+    /// Who answers the deliberative search: planner_node (`node`) or this node (`local`).
+    pub planner: String,
+    /// Wall seconds planner_node has to answer, s.
+    pub planner_timeout_s: f64,
 }
 
 impl NodeConfig for MissionNodeConfig {
@@ -52,6 +61,16 @@ impl NodeConfig for MissionNodeConfig {
                 "wall seconds the fleet's simulator has to answer a request, s",
             ),
             ParamDecl::new("camera_seed", ParamValue::Int(0), "seed of the cameras' noise"),
+            ParamDecl::new(
+                "planner",
+                ParamValue::Str("node".into()),
+                "the deliberative search: node (planner_node, through planner/start, planner/goal and strategic_plan) or local",
+            ),
+            ParamDecl::new(
+                "planner_timeout_s",
+                ParamValue::Double(30.0),
+                "wall seconds planner_node has to publish its plan, s",
+            ),
         ]
     }
 
@@ -61,7 +80,15 @@ impl NodeConfig for MissionNodeConfig {
             world: g.str("world")?,
             request_timeout_s: g.f64_in("request_timeout_s", 0.1, 3600.0)?,
             camera_seed: g.i64_in("camera_seed", 0, i64::MAX)? as u64,
+            planner: g.str("planner")?,
+            planner_timeout_s: g.f64_in("planner_timeout_s", 0.1, 3600.0)?,
         };
+        if !["node", "local"].contains(&cfg.planner.as_str()) {
+            return Err(format!(
+                "parameter `planner` = `{}`: expected node or local",
+                cfg.planner
+            ));
+        }
         if !cfg.world.is_empty() {
             let w = cfg.scenario()?;
             if w.robot_starts.len() != 6 {
@@ -90,6 +117,11 @@ pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool
     let status = t.publisher::<StringMsg>("mission/status", Qos::Reliable)?;
     let summary = t.publisher::<StringMsg>("mission/summary", Qos::Latched)?;
     let markers = t.publisher::<MarkerArray>("mission/markers", Qos::Latched)?;
+    // The deliberative search's question to planner_node (its odom and goal_pose remapped
+    // here) and its answer.
+    let start_pub = t.publisher::<Odometry>("planner/start", Qos::Reliable)?;
+    let goal_pub = t.publisher::<PoseStamped>("planner/goal", Qos::Reliable)?;
+    let plan_sub = t.subscription::<StrategicPlan>("strategic_plan", Qos::Latched)?;
     if stop.load(Ordering::Relaxed) {
         return Ok(());
     }
@@ -119,7 +151,13 @@ pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool
     let wall = std::time::Instant::now();
     let report = {
         let t: &T = t;
-        run_mission_on(&mut plant, &world, &settings, &mut |p| {
+        let mut search = |w: &Scenario| -> std::result::Result<Vec<String>, String> {
+            if cfg.planner == "local" {
+                return searched_configurations(w);
+            }
+            ask_planner(t, w, (&start_pub, &goal_pub, &plan_sub), cfg.planner_timeout_s, &stop)
+        };
+        run_mission_on(&mut plant, &world, &settings, &mut search, &mut |p| {
             t.log(
                 if p.outcome == "ok" { Level::Info } else { Level::Warn },
                 &format!(
@@ -146,6 +184,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool
         "simulated_s": report.sim_s,
         "wall_s": wall_s,
         "fleet_calls": plant.calls(),
+        "searched_configurations": report.searched_configurations,
     });
     summary.publish(StringMsg { data: json.to_string() })?;
     markers.publish(mission_markers(&world, &report))?;
@@ -171,6 +210,73 @@ pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool
         Ok(())
     } else {
         Err(RosError::Params(line))
+    }
+}
+
+/// The deliberative planner's configurations for the modelled world `w`, from planner_node:
+/// its start (`w`'s robot_start) on `planner/start`, its goal (the modelled target) on
+/// `planner/goal`, both sent again every 2 s until a plan comes on `strategic_plan`.
+fn ask_planner<T: Transport, P1: Pub<Odometry>, P2: Pub<PoseStamped>, S: Sub<StrategicPlan>>(
+    t: &T,
+    w: &Scenario,
+    (start_pub, goal_pub, plan_sub): (&P1, &P2, &S),
+    timeout_s: f64,
+    stop: &AtomicBool,
+) -> std::result::Result<Vec<String>, String> {
+    let goal = w.goal.ok_or("the modelled world has no target")?;
+    let start = [w.robot_start.xyz[0], w.robot_start.xyz[1]];
+    let header = Header {
+        stamp: Time::from_secs_f64(0.0),
+        frame_id: "odom".into(),
+    };
+    let pose = |[x, y]: [f64; 2]| Pose {
+        position: Point { x, y, z: 0.0 },
+        orientation: Quaternion {
+            x: 0.0,
+            y: 0.0,
+            z: 0.0,
+            w: 1.0,
+        },
+    };
+    let began = std::time::Instant::now();
+    let mut asked: Option<std::time::Instant> = None;
+    loop {
+        while let Some(p) = plan_sub.take() {
+            match p {
+                Ok(p) => {
+                    let mut c: Vec<String> = p.rows.iter().map(|r| r.configuration.clone()).collect();
+                    c.dedup();
+                    if !c.is_empty() {
+                        return Ok(c);
+                    }
+                }
+                Err(e) => t.log(Level::Warn, &format!("strategic_plan dropped: {e}")),
+            }
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Err("stopped".into());
+        }
+        if began.elapsed().as_secs_f64() > timeout_s {
+            return Err(format!("planner_node published no strategic_plan in {timeout_s} s"));
+        }
+        if asked.is_none_or(|a| a.elapsed() > Duration::from_secs(2)) {
+            let mut odom = Odometry {
+                header: header.clone(),
+                ..Default::default()
+            };
+            odom.pose.pose = pose(start);
+            start_pub.publish(odom).map_err(|e| e.to_string())?;
+            // The start first: planner_node plans a goal from the last start it has.
+            std::thread::sleep(Duration::from_millis(200));
+            goal_pub
+                .publish(PoseStamped {
+                    header: header.clone(),
+                    pose: pose(goal),
+                })
+                .map_err(|e| e.to_string())?;
+            asked = Some(std::time::Instant::now());
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
