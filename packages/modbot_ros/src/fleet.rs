@@ -83,10 +83,13 @@ pub enum Op {
     },
 }
 
-/// A request: a call and its sequence number (increasing; a repeated number is answered
-/// again from the last reply, not executed twice).
+/// A request: who asks, a call and its sequence number (increasing; a repeated number is
+/// answered again from the last reply, not executed twice).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
+    /// The asking plant's identity (random per [`RemotePlant`]): the first to say
+    /// [`Op::Hello`] drives the fleet; the others are refused.
+    pub client: u64,
     /// Sequence number.
     pub seq: u64,
     /// The call.
@@ -135,6 +138,8 @@ pub enum Answer {
 /// A reply: the request's number, the call's result, the state after it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Reply {
+    /// The asking plant.
+    pub client: u64,
     /// The request's sequence number.
     pub seq: u64,
     /// What the call returned, or why it failed.
@@ -156,13 +161,33 @@ fn state_of(sim: &Simulator) -> State {
 /// The simulator side: executes requests on its simulator, once each.
 pub struct FleetServer {
     sim: Simulator,
+    /// The plant that said hello first: it alone drives the fleet.
+    owner: Option<u64>,
+    /// Its last request's number and the reply.
     last: Option<(u64, String)>,
 }
 
 impl FleetServer {
     /// Serves `sim`.
     pub fn new(sim: Simulator) -> FleetServer {
-        FleetServer { sim, last: None }
+        FleetServer {
+            sim,
+            owner: None,
+            last: None,
+        }
+    }
+
+    /// A refusal to `client`'s request `seq`, not remembered (the owner's replies are).
+    fn refusal(client: u64, seq: u64, why: String) -> Result<Option<String>, String> {
+        let reply = Reply {
+            client,
+            seq,
+            result: Err(why),
+            state: None,
+        };
+        serde_json::to_string(&reply)
+            .map(Some)
+            .map_err(|e| format!("reply not encoded: {e}"))
     }
 
     /// The simulator.
@@ -182,25 +207,29 @@ impl FleetServer {
         let req: Request = match serde_json::from_str(json) {
             Ok(r) => r,
             Err(e) => {
-                // With a number to answer to, the refusal goes back (a NaN travels as null
-                // and does not decode); without one it is only logged.
+                // With a client and a number to answer to, the refusal goes back (a NaN
+                // travels as null and does not decode); without them it is only logged.
                 let why = format!("not a fleet request: {e}");
-                let seq = serde_json::from_str::<serde_json::Value>(json)
-                    .ok()
-                    .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64));
-                let Some(seq) = seq.filter(|s| self.last.as_ref().is_none_or(|(last, _)| s > last)) else {
-                    return Err(why);
+                let v = serde_json::from_str::<serde_json::Value>(json).ok();
+                let field = |k: &str| v.as_ref().and_then(|v| v.get(k)).and_then(serde_json::Value::as_u64);
+                return match (field("client"), field("seq")) {
+                    (Some(client), Some(seq)) => FleetServer::refusal(client, seq, why),
+                    _ => Err(why),
                 };
-                let reply = Reply {
-                    seq,
-                    result: Err(why),
-                    state: None,
-                };
-                let text = serde_json::to_string(&reply).map_err(|e| format!("reply not encoded: {e}"))?;
-                self.last = Some((seq, text.clone()));
-                return Ok(Some(text));
             }
         };
+        match self.owner {
+            None if req.op == Op::Hello => self.owner = Some(req.client),
+            None => return FleetServer::refusal(req.client, req.seq, "say Hello first".into()),
+            Some(o) if o != req.client => {
+                return FleetServer::refusal(
+                    req.client,
+                    req.seq,
+                    format!("this fleet is driven by another mission (client {o}); start another sim_node"),
+                );
+            }
+            Some(_) => {}
+        }
         match &self.last {
             Some((seq, reply)) if *seq == req.seq => return Ok(Some(reply.clone())),
             Some((seq, _)) if *seq > req.seq => return Ok(None),
@@ -260,6 +289,7 @@ impl FleetServer {
             Op::CameraView { spec, marks } => (Plant::camera_view(sim, &spec, &marks).map(Answer::View), false),
         };
         Reply {
+            client: req.client,
             seq: req.seq,
             result,
             state: with_state.then(|| state_of(sim)),
@@ -269,6 +299,7 @@ impl FleetServer {
 
 /// The request and reply ends of a [`RemotePlant`] and its sequence number.
 struct Channel<P, S> {
+    client: u64,
     requests: P,
     replies: S,
     seq: u64,
@@ -283,7 +314,12 @@ impl<P: Pub<StringMsg>, S: Sub<StringMsg>> Channel<P, S> {
     fn call(&mut self, op: Op) -> Result<(Answer, Option<State>), String> {
         self.seq += 1;
         self.calls += 1;
-        let text = serde_json::to_string(&Request { seq: self.seq, op }).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string(&Request {
+            client: self.client,
+            seq: self.seq,
+            op,
+        })
+        .map_err(|e| e.to_string())?;
         let start = Instant::now();
         let mut sent: Option<Instant> = None;
         loop {
@@ -301,7 +337,7 @@ impl<P: Pub<StringMsg>, S: Sub<StringMsg>> Channel<P, S> {
                 else {
                     continue;
                 };
-                if reply.seq == self.seq {
+                if reply.client == self.client && reply.seq == self.seq {
                     return reply.result.map(|a| (a, reply.state));
                 }
             }
@@ -340,7 +376,12 @@ impl<P: Pub<StringMsg>, S: Sub<StringMsg>> RemotePlant<P, S> {
     /// Connects: asks the world's structure and state until the simulator answers, for at
     /// most `timeout` (each call has that long too).
     pub fn connect(requests: P, replies: S, timeout: Duration) -> Result<Self, String> {
+        // An identity of its own: the process, the time and the channel's address.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
         let mut channel = Channel {
+            client: nanos ^ (u64::from(std::process::id()) << 32),
             requests,
             replies,
             seq: 0,
@@ -370,6 +411,11 @@ impl<P: Pub<StringMsg>, S: Sub<StringMsg>> RemotePlant<P, S> {
     pub fn stopped_by(self, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Self {
         self.channel.borrow_mut().stop = Some(stop);
         self
+    }
+
+    /// Its identity in the requests.
+    pub fn client(&self) -> u64 {
+        self.channel.borrow().client
     }
 
     /// Calls made so far.
@@ -598,7 +644,24 @@ mod tests {
                 .contains("not a fleet request")
         );
         assert!(server.handle("[1, 2").unwrap_err().contains("not a fleet request"));
-        assert_eq!(server.handle("{\"seq\": 1, \"op\": \"Hello\"}").unwrap(), None);
+        // The owner's stale duplicate is not executed again.
+        let me = remote.client();
+        let stale = format!("{{\"client\": {me}, \"seq\": 1, \"op\": \"Hello\"}}");
+        assert_eq!(server.handle(&stale).unwrap(), None);
+        // With a client and a number, a refusal is answered, and the owner's last reply
+        // stays what it was.
+        let mut reply = |json: &str| -> Reply { serde_json::from_str(&server_reply(&mut server, json)).unwrap() };
+        let r = reply("{\"client\": 5, \"seq\": 99, \"op\": \"Launch\"}");
+        assert!(r.client == 5 && r.result.unwrap_err().contains("not a fleet request"));
+        // Another plant cannot drive the fleet, even saying hello.
+        for op in ["\"Hello\"", "{\"Detach\": {\"name\": \"x\"}}"] {
+            let r = reply(&format!("{{\"client\": 5, \"seq\": 100, \"op\": {op}}}"));
+            assert!(r.result.unwrap_err().contains("driven by another mission"), "{op}");
+        }
         assert_eq!(server.sim().time(), t);
+    }
+
+    fn server_reply(server: &mut FleetServer, json: &str) -> String {
+        server.handle(json).unwrap().unwrap()
     }
 }

@@ -142,11 +142,18 @@ pub struct R2rTransport {
     rosout: Option<R2rPub<Log>>,
     /// Stops the spinner and the parameter service threads when the node goes.
     stop: Arc<AtomicBool>,
+    /// Those threads, joined when the node goes: rcl's entities must not be spun or served
+    /// while the process tears them down (a node that ends by itself, mission_node, died of
+    /// heap corruption at exit before: record 0052).
+    threads: Vec<std::thread::JoinHandle<()>>,
 }
 
 impl Drop for R2rTransport {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
     }
 }
 
@@ -162,7 +169,7 @@ impl R2rTransport {
         let node = Arc::new(Mutex::new(node));
         let spin_node = Arc::clone(&node);
         let spinning = Arc::clone(&stop);
-        std::thread::Builder::new()
+        let spinner = std::thread::Builder::new()
             .name("r2r-spinner".into())
             .spawn(move || {
                 while !spinning.load(Ordering::Relaxed) {
@@ -181,11 +188,12 @@ impl R2rTransport {
             clock: None,
             rosout: None,
             stop: Arc::clone(&stop),
+            threads: vec![spinner],
         };
         // The six rcl_interfaces parameter services (record 0045), served by a thread of
         // their own as on the DDS backend.
         let servers = ParamServers::create(&mut t)?;
-        param_service::spawn(servers, store, stop)?;
+        t.threads.push(param_service::spawn(servers, store, stop)?);
         t.rosout = Some(t.publisher::<Log>("/rosout", Qos::Reliable)?);
         if matches!(start.get("use_sim_time"), Some(ParamValue::Bool(true))) {
             t.clock = Some(SimClock::new(t.subscription::<Clock>("/clock", Qos::Clock)?));

@@ -95,6 +95,18 @@ impl NodeProc {
         None
     }
 
+    /// Waits up to `within` for the process to end by itself; its exit status, or `None`.
+    pub fn wait(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let end = Instant::now() + within;
+        while Instant::now() < end {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+
     /// Still running?
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
