@@ -109,6 +109,8 @@ struct Options
 std::vector<double> Numbers(const std::string &_opt, const std::string &_v, std::size_t _n)
 {
   std::vector<double> out;
+  if (_v.empty() || _v.back() == ',')
+    Fail("option " + _opt + ": expected " + std::to_string(_n) + " comma-separated numbers, got " + _v);
   std::stringstream s(_v);
   std::string item;
   while (std::getline(s, item, ','))

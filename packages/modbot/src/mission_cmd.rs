@@ -104,13 +104,15 @@ fn gazebo_docks(world: &modbot_core::Scenario, report: &MissionReport) -> Result
     let mut events = Vec::new();
     for e in &report.docks {
         let link = |p: &str| modbot_description::dock::port_link(&topology, p);
-        let dock = modbot_description::dock::GzDock::new(
-            &e.dock,
-            &world.name,
-            &model,
-            (&format!("module_{}", e.partner_module + 1), &link(e.partner_port)?),
-            (&format!("module_{}", e.module + 1), &link(e.port)?),
-        );
+        let dock = link(e.partner_port).and_then(|parent| {
+            modbot_description::dock::GzDock::new(
+                &e.dock,
+                &world.name,
+                &model,
+                (&format!("module_{}", e.partner_module + 1), &parent),
+                (&format!("module_{}", e.module + 1), &link(e.port)?),
+            )
+        });
         let mut j = serde_json::json!({"time_s": e.time_s, "action": e.action, "dock": e.dock});
         match dock {
             Ok(d) if e.action == "attach" => {
@@ -129,7 +131,7 @@ fn gazebo_docks(world: &modbot_core::Scenario, report: &MissionReport) -> Result
     }
     Ok(serde_json::to_string_pretty(&serde_json::json!({
         "world": world.name,
-        "models": (1..=6).map(|m| format!("module_{m}")).collect::<Vec<_>>(),
+        "models": (1..=world.robot_starts.len()).map(|m| format!("module_{m}")).collect::<Vec<_>>(),
         "robot": "urdf/wheelfoot.urdf",
         "docks": events,
     }))?)

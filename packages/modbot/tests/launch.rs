@@ -391,7 +391,12 @@ fn the_strategic_mission_launch_reaches_the_target_over_ros() {
     let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("strategic_mission_{}.log", std::process::id()));
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_modbot"))
-        .args(["launch", "launch/strategic_mission.launch.yaml", "namespace:=mission1"])
+        .args([
+            "launch",
+            "launch/strategic_mission.launch.yaml",
+            "namespace:=mission1",
+            "linger_s:=1.0",
+        ])
         .current_dir(root())
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())

@@ -31,7 +31,7 @@ pub const MAX_MESSAGE_BYTES: usize = 4 << 20;
 /// One call on the plant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Op {
-    /// The world's structure and state.
+    /// The world's structure and state (and the first to ask drives the fleet).
     Hello,
     /// Sets the targets, then steps to `t`.
     Advance {
@@ -87,8 +87,9 @@ pub enum Op {
 /// answered again from the last reply, not executed twice).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
-    /// The asking plant's identity (random per [`RemotePlant`]): the first to say
-    /// [`Op::Hello`] drives the fleet; the others are refused.
+    /// The asking plant's identity (the clock's nanoseconds and the process id when the
+    /// [`RemotePlant`] connects): the first to say [`Op::Hello`] drives the fleet; another
+    /// mission's plant is refused.
     pub client: u64,
     /// Sequence number.
     pub seq: u64,
@@ -146,6 +147,27 @@ pub struct Reply {
     pub result: Result<Answer, String>,
     /// The world's state after the call (every call but a camera's view or a fit).
     pub state: Option<State>,
+}
+
+impl State {
+    /// Whether it fits `structure` (every vector as long as its names) and its time is a
+    /// finite number not before `after`; the reason otherwise.
+    fn check(&self, structure: &Structure, after: f64) -> Result<(), String> {
+        let (j, l) = (structure.joint_names.len(), structure.link_names.len());
+        let lengths = [
+            ("positions", self.positions.len(), j),
+            ("velocities", self.velocities.len(), j),
+            ("targets", self.targets.len(), j),
+            ("link_poses", self.link_poses.len(), l),
+        ];
+        if let Some((what, got, want)) = lengths.iter().find(|(_, got, want)| got != want) {
+            return Err(format!("the simulator's state has {got} {what}, its structure {want}"));
+        }
+        if !(self.time.is_finite() && self.time >= after) {
+            return Err(format!("the simulator's time went from {after} s to {} s", self.time));
+        }
+        Ok(())
+    }
 }
 
 fn state_of(sim: &Simulator) -> State {
@@ -260,9 +282,10 @@ impl FleetServer {
             }
             Op::Advance { t, targets } => {
                 let now = sim.time();
-                let r = if !(t.is_finite() && t >= now - 1e-9 && t <= now + MAX_ADVANCE_S) {
+                // A time already passed steps nothing, as on the simulator itself.
+                let r = if !(t.is_finite() && t <= now + MAX_ADVANCE_S) {
                     Err(format!(
-                        "advance to {t} s: a time from now ({now} s) to {MAX_ADVANCE_S} s later"
+                        "advance to {t} s: a finite time at most {MAX_ADVANCE_S} s after now ({now} s)"
                     ))
                 } else if let Some(k) = targets.iter().position(|v| !v.is_finite()) {
                     Err(format!("target {k} = {} is not finite", targets[k]))
@@ -306,12 +329,29 @@ struct Channel<P, S> {
     timeout: Duration,
     calls: u64,
     stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The first failure of the channel itself (no answer, stopped, not sent): every later
+    /// call fails with it at once, so a lost simulator ends the mission with its reason
+    /// instead of looking like a refused latch.
+    broken: Option<String>,
 }
 
 impl<P: Pub<StringMsg>, S: Sub<StringMsg>> Channel<P, S> {
     /// Sends `op` and waits for its reply, sending again every 0.5 s (discovery can drop the
     /// first ones), for at most the timeout.
     fn call(&mut self, op: Op) -> Result<(Answer, Option<State>), String> {
+        if let Some(why) = &self.broken {
+            return Err(why.clone());
+        }
+        let r = self.exchange(op);
+        if let Err(Failure::Channel(why)) = &r {
+            self.broken = Some(why.clone());
+        }
+        r.map_err(|f| match f {
+            Failure::Channel(why) | Failure::Refused(why) => why,
+        })
+    }
+
+    fn exchange(&mut self, op: Op) -> Result<(Answer, Option<State>), Failure> {
         self.seq += 1;
         self.calls += 1;
         let text = serde_json::to_string(&Request {
@@ -319,26 +359,36 @@ impl<P: Pub<StringMsg>, S: Sub<StringMsg>> Channel<P, S> {
             seq: self.seq,
             op,
         })
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Failure::Refused(format!("request not encoded: {e}")))?;
+        if text.len() > MAX_MESSAGE_BYTES {
+            return Err(Failure::Refused(format!(
+                "a request of {} bytes (at most {MAX_MESSAGE_BYTES})",
+                text.len()
+            )));
+        }
         let start = Instant::now();
         let mut sent: Option<Instant> = None;
         loop {
             if sent.is_none_or(|s| s.elapsed() > Duration::from_millis(500)) {
                 self.requests
                     .publish(StringMsg { data: text.clone() })
-                    .map_err(|e| format!("fleet request not sent: {e}"))?;
+                    .map_err(|e| Failure::Channel(format!("fleet request not sent: {e}")))?;
                 sent = Some(Instant::now());
             }
             let mut got = false;
             while let Some(m) = self.replies.take() {
                 got = true;
-                // Another request's reply, or one that does not decode: not ours.
-                let Ok(reply) = m.and_then(|m| serde_json::from_str::<Reply>(&m.data).map_err(|e| e.to_string()))
-                else {
+                // Another request's reply, an oversized one, or one that does not decode: not
+                // ours.
+                let Ok(m) = m else { continue };
+                if m.data.len() > MAX_MESSAGE_BYTES {
+                    continue;
+                }
+                let Ok(reply) = serde_json::from_str::<Reply>(&m.data) else {
                     continue;
                 };
                 if reply.client == self.client && reply.seq == self.seq {
-                    return reply.result.map(|a| (a, reply.state));
+                    return reply.result.map(|a| (a, reply.state)).map_err(Failure::Refused);
                 }
             }
             if self
@@ -346,20 +396,33 @@ impl<P: Pub<StringMsg>, S: Sub<StringMsg>> Channel<P, S> {
                 .as_ref()
                 .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
             {
-                return Err("stopped".into());
+                return Err(Failure::Channel("stopped".into()));
             }
             if start.elapsed() > self.timeout {
-                return Err(format!(
+                return Err(Failure::Channel(format!(
                     "the simulator (sim_node, fleet:=true) did not answer request {} in {:.1} s",
                     self.seq,
                     self.timeout.as_secs_f64()
-                ));
+                )));
             }
+            // A reply usually follows within a millisecond or two: the first 5 ms only give
+            // way to the other threads, then the wait sleeps.
             if !got {
-                std::thread::sleep(Duration::from_micros(100));
+                if start.elapsed() < Duration::from_millis(5) {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(Duration::from_micros(100));
+                }
             }
         }
     }
+}
+
+/// Why a call failed: the simulator refused it (the world is as it was), or the channel
+/// failed (the simulator is gone or the node stops: nothing more can be done).
+enum Failure {
+    Refused(String),
+    Channel(String),
 }
 
 /// A [`Plant`] in another process, over a request publisher and a reply subscription: the
@@ -376,7 +439,7 @@ impl<P: Pub<StringMsg>, S: Sub<StringMsg>> RemotePlant<P, S> {
     /// Connects: asks the world's structure and state until the simulator answers, for at
     /// most `timeout` (each call has that long too).
     pub fn connect(requests: P, replies: S, timeout: Duration) -> Result<Self, String> {
-        // An identity of its own: the process, the time and the channel's address.
+        // An identity of its own: the time and the process.
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -388,6 +451,7 @@ impl<P: Pub<StringMsg>, S: Sub<StringMsg>> RemotePlant<P, S> {
             timeout,
             calls: 0,
             stop: None,
+            broken: None,
         };
         let (structure, state) = match channel.call(Op::Hello)? {
             (Answer::Structure(s), Some(state)) => (s, state),
@@ -395,10 +459,10 @@ impl<P: Pub<StringMsg>, S: Sub<StringMsg>> RemotePlant<P, S> {
         };
         if structure.robots.iter().any(|r| {
             r[0] > r[1] || r[1] > structure.joint_names.len() || r[2] > r[3] || r[3] > structure.link_names.len()
-        }) || state.link_poses.len() != structure.link_names.len()
-        {
+        }) {
             return Err("the simulator's structure does not hold together".into());
         }
+        state.check(&structure, 0.0)?;
         Ok(RemotePlant {
             channel: std::cell::RefCell::new(channel),
             pending_targets: state.targets.clone(),
@@ -431,11 +495,14 @@ impl<P: Pub<StringMsg>, S: Sub<StringMsg>> RemotePlant<P, S> {
     fn change(&mut self, op: Op) -> Result<Answer, String> {
         let (answer, state) = self.call(op)?;
         if let Some(s) = state {
-            if s.link_poses.len() != self.structure.link_names.len()
-                || s.positions.len() != self.structure.joint_names.len()
-            {
-                return Err("the simulator's state does not match its structure".into());
+            if let Err(e) = s.check(&self.structure, self.state.time - 1e-9) {
+                // A simulator that answers nonsense is as good as gone.
+                self.channel.borrow_mut().broken = Some(e.clone());
+                return Err(e);
             }
+            // The targets in force are the simulator's now (a drive switch resets its
+            // joint's), as they are for the next step in one process.
+            self.pending_targets = s.targets.clone();
             self.state = s;
         }
         Ok(answer)

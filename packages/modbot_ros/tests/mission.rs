@@ -319,7 +319,7 @@ fn strategic_mission_on(backend: &str) {
     let mut mission = NodeProc::spawn_on(
         backend,
         env!("CARGO_BIN_EXE_mission_node"),
-        &[&ns[..], &["-p", &w]].concat(),
+        &[&ns[..], &["-p", &w, "-p", "linger_s:=1.0"]].concat(),
     );
     let mut probe = probe("garbage_probe");
     let garbage = probe

@@ -705,7 +705,7 @@ impl Simulator {
         let Some(r) = (0..self.robots.len()).find(|&r| self.robots[r].joints.contains(&joint)) else {
             return Err(SimError::JointCount {
                 expected: self.joints.len(),
-                got: joint + 1,
+                got: joint.saturating_add(1),
             });
         };
         let name = self.joint_names[joint].clone();

@@ -1,7 +1,8 @@
 //! sim_node with `fleet:=true`: the simulator of a world's module starts (the strategic
 //! mission's six wheel-foot modules) served to mission_node over the fleet protocol
 //! ([`crate::fleet`], record 0052): requests on `fleet/request`, replies on `fleet/reply`;
-//! `/clock` and every module's `joint_states` as the world's time advances.
+//! `/clock` and `joint_states` (every module's joints as `module_k/<joint>`) as the world's
+//! time advances.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,7 +40,17 @@ pub fn run<T: Transport>(t: &mut T, cfg: &SimNodeConfig, stop: Arc<AtomicBool>) 
             sim.step_size() * 1000.0
         ),
     );
+    // Every module's joints have the one module's names: prefixed `module_k/` here, so
+    // that each module's joints are told apart.
+    let names: Vec<String> = (0..sim.robot_count())
+        .flat_map(|r| {
+            let s = &sim;
+            s.joints_of(r)
+                .map(move |j| format!("module_{}/{}", r + 1, s.joint_names()[j]))
+        })
+        .collect();
     let mut server = FleetServer::new(sim);
+    let mut last_request = std::time::Instant::now();
     let mut throttle = Throttle::new(5.0);
     let frame = 1.0 / cfg.publish_rate_hz;
     let mut next_frame = 0.0;
@@ -68,7 +79,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: &SimNodeConfig, stop: Arc<AtomicBool>) 
                     stamp: stamp.clone(),
                     frame_id: String::new(),
                 },
-                name: sim.joint_names().to_vec(),
+                name: names.clone(),
                 position: sim.joint_positions(),
                 velocity: sim.joint_velocities(),
                 effort: Vec::new(),
@@ -80,8 +91,16 @@ pub fn run<T: Transport>(t: &mut T, cfg: &SimNodeConfig, stop: Arc<AtomicBool>) 
                 throttle.log(t, "publish", Level::Warn, &e.to_string());
             }
         }
-        if !busy {
+        // Lock-step: the next request follows the reply at once while a mission runs;
+        // idle, the node wakes every 2 ms.
+        if busy {
+            last_request = std::time::Instant::now();
+        } else if last_request.elapsed() < Duration::from_millis(5) {
+            std::thread::yield_now();
+        } else if last_request.elapsed() < Duration::from_millis(50) {
             std::thread::sleep(Duration::from_micros(100));
+        } else {
+            std::thread::sleep(Duration::from_millis(2));
         }
     }
     Ok(())

@@ -45,6 +45,9 @@ pub struct MissionNodeConfig {
     pub planner: String,
     /// Wall seconds planner_node has to answer, s.
     pub planner_timeout_s: f64,
+    /// Wall seconds the node stays after the mission, offering its latched summary and
+    /// markers (the launch ends with it), s.
+    pub linger_s: f64,
 }
 
 impl NodeConfig for MissionNodeConfig {
@@ -71,6 +74,11 @@ impl NodeConfig for MissionNodeConfig {
                 ParamValue::Double(30.0),
                 "wall seconds planner_node has to publish its plan, s",
             ),
+            ParamDecl::new(
+                "linger_s",
+                ParamValue::Double(2.0),
+                "wall seconds the node stays after the mission with its latched summary and markers (the launch ends with it; longer to look at them in RViz), s",
+            ),
         ]
     }
 
@@ -82,6 +90,7 @@ impl NodeConfig for MissionNodeConfig {
             camera_seed: g.i64_in("camera_seed", 0, i64::MAX)? as u64,
             planner: g.str("planner")?,
             planner_timeout_s: g.f64_in("planner_timeout_s", 0.1, 3600.0)?,
+            linger_s: g.f64_in("linger_s", 0.0, 86400.0)?,
         };
         if !["node", "local"].contains(&cfg.planner.as_str()) {
             return Err(format!(
@@ -139,8 +148,9 @@ pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool
     );
     let timeout = Duration::from_secs_f64(cfg.request_timeout_s);
     let mut plant = RemotePlant::connect(requests, replies, timeout)
-        .map_err(RosError::Params)?
+        .map_err(RosError::Node)?
         .stopped_by(Arc::clone(&stop));
+    same_fleet(&plant, &world).map_err(RosError::Node)?;
     let settings = MissionSettings {
         scan: modbot_app::scan::ScanSettings {
             seed: cfg.camera_seed,
@@ -170,7 +180,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool
                 t.log(Level::Warn, &format!("mission/status not sent: {e}"));
             }
         })
-        .map_err(RosError::Params)?
+        .map_err(RosError::Node)?
     };
     let wall_s = wall.elapsed().as_secs_f64();
     let json = serde_json::json!({
@@ -187,7 +197,7 @@ pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool
         "searched_configurations": report.searched_configurations,
     });
     summary.publish(StringMsg { data: json.to_string() })?;
-    markers.publish(mission_markers(&world, &report))?;
+    markers.publish(mission_markers(&report))?;
     let line = format!(
         "mission `{}`: {} — {:.3} m from the target after {:.1} s simulated ({:.1} s wall, {} calls to the simulator)",
         report.world,
@@ -201,16 +211,49 @@ pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool
         wall_s,
         plant.calls()
     );
+    t.log(if report.reached { Level::Info } else { Level::Error }, &line);
+    // The latched summary and markers stay offered a while; the launch ends with the node.
+    while !stop.load(Ordering::Relaxed) && wall.elapsed().as_secs_f64() < wall_s + cfg.linger_s {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     if report.reached {
-        t.log(Level::Info, &line);
-        // The latched summary and markers stay offered until the launch ends the node.
-        while !stop.load(Ordering::Relaxed) && wall.elapsed().as_secs_f64() < wall_s + 1.0 {
-            std::thread::sleep(Duration::from_millis(50));
-        }
         Ok(())
     } else {
-        Err(RosError::Params(line))
+        Err(RosError::Node(line))
     }
+}
+
+/// Whether the simulator holds the fleet of `world` at its start: the same joints and links
+/// where this process would build them (a sim_node on another world file, or one already
+/// driven, is refused before anything moves).
+fn same_fleet<P: Pub<StringMsg>, S: Sub<StringMsg>>(
+    plant: &RemotePlant<P, S>,
+    world: &Scenario,
+) -> std::result::Result<(), String> {
+    use modbot_sim::Plant as _;
+    let here = modbot_app::assemble::fleet_simulator(world)?;
+    if plant.time() != 0.0 {
+        return Err(format!(
+            "the fleet's simulator is at {} s, not at its start: start a new sim_node",
+            plant.time()
+        ));
+    }
+    if plant.joint_names() != here.joint_names() || plant.link_names() != here.link_names() {
+        return Err("the fleet's simulator holds other modules than the world file's".into());
+    }
+    let apart = plant
+        .link_poses()
+        .iter()
+        .zip(here.link_poses())
+        .map(|(a, b)| (a.translation.vector - b.translation.vector).norm())
+        .fold(0.0, f64::max);
+    if apart > 1e-6 {
+        return Err(format!(
+            "the fleet's simulator has its modules up to {apart:.3} m from where the world file `{}` puts them: is sim_node's `world` the same file?",
+            world.name
+        ));
+    }
+    Ok(())
 }
 
 /// The deliberative planner's configurations for the modelled world `w`, from planner_node:
@@ -240,17 +283,24 @@ fn ask_planner<T: Transport, P1: Pub<Odometry>, P2: Pub<PoseStamped>, S: Sub<Str
     };
     let began = std::time::Instant::now();
     let mut asked: Option<std::time::Instant> = None;
+    let mut throttle = crate::transport::Throttle::new(5.0);
     loop {
         while let Some(p) = plan_sub.take() {
+            // Only a plan to the goal asked (within a search cell): a latched plan of an
+            // earlier question is not this one's answer.
+            let to_goal = |p: &StrategicPlan| {
+                p.rows.last().is_some_and(|r| {
+                    (r.target.position.x - goal[0]).abs() < 0.051 && (r.target.position.y - goal[1]).abs() < 0.051
+                })
+            };
             match p {
-                Ok(p) => {
+                Ok(p) if to_goal(&p) => {
                     let mut c: Vec<String> = p.rows.iter().map(|r| r.configuration.clone()).collect();
                     c.dedup();
-                    if !c.is_empty() {
-                        return Ok(c);
-                    }
+                    return Ok(c);
                 }
-                Err(e) => t.log(Level::Warn, &format!("strategic_plan dropped: {e}")),
+                Ok(_) => drop(throttle.log(t, "other_plan", Level::Info, "a strategic_plan to another goal ignored")),
+                Err(e) => drop(throttle.log(t, "plan", Level::Warn, &format!("strategic_plan dropped: {e}"))),
             }
         }
         if stop.load(Ordering::Relaxed) {
@@ -283,7 +333,7 @@ fn ask_planner<T: Transport, P1: Pub<Odometry>, P2: Pub<PoseStamped>, S: Sub<Str
 /// The roles (at each module's start), the staging points of each assembly (from Role#1's
 /// pose when it began) and the plan's references, in the world's frame (`odom`, the
 /// embedded simulator's world, as the planner's markers in launch/mission.launch.yaml).
-pub fn mission_markers(world: &Scenario, report: &MissionReport) -> MarkerArray {
+pub fn mission_markers(report: &MissionReport) -> MarkerArray {
     let header = Header {
         stamp: Time::from_secs_f64(report.sim_s),
         frame_id: "odom".into(),
@@ -422,6 +472,5 @@ pub fn mission_markers(world: &Scenario, report: &MissionReport) -> MarkerArray 
             format!("{} {} {:?} {}", i + 1, row.configuration, row.action, row.reference),
         );
     }
-    let _ = world;
     MarkerArray { markers }
 }
