@@ -50,6 +50,8 @@
 #include <sdf/Root.hh>
 #include <sdf/World.hh>
 
+#include "harness.hh"
+
 namespace phys = ignition::physics;
 
 using DockFeatures = phys::FeatureList<
@@ -74,11 +76,7 @@ using JointPtr = phys::Joint3dPtr<DockFeatures>;
 
 namespace {
 
-[[noreturn]] void Fail(const std::string &_msg)
-{
-  std::cerr << "modbot_gz_dock: " << _msg << std::endl;
-  std::exit(2);
-}
+using harness::Fail;
 
 std::string Usage()
 {
@@ -185,30 +183,6 @@ Options Parse(int argc, char **argv)
   return o;
 }
 
-std::string Errors(const sdf::Errors &_errors)
-{
-  std::ostringstream s;
-  for (const auto &e : _errors)
-    s << "  " << e.Message() << "\n";
-  return s.str();
-}
-
-/// The URDF converted as `ros_gz_sim create -name NAME` converts it, at the spawn pose.
-std::string Spawned(const std::string &_urdf, const std::string &_name, const std::vector<double> &_pose)
-{
-  sdf::Root root;
-  const sdf::Errors errors = root.Load(_urdf);
-  if (!errors.empty())
-    Fail("sdformat could not load " + _urdf + ":\n" + Errors(errors));
-  if (!root.Model())
-    Fail(_urdf + " holds no model");
-  sdf::ElementPtr model = root.Element()->GetElement("model");
-  model->GetAttribute("name")->Set(_name);
-  model->GetElement("pose")->Set<ignition::math::Pose3d>(
-      ignition::math::Pose3d(_pose[0], _pose[1], _pose[2], 0, 0, _pose[3] * M_PI / 180.0));
-  return root.Element()->ToString("");
-}
-
 struct Spawn
 {
   sdf::Root root;
@@ -245,27 +219,15 @@ std::string Num(double _v)
 
 int main(int argc, char **argv)
 {
+  harness::Program() = "modbot_gz_dock";
   const Options opt = Parse(argc, argv);
 
   sdf::Root worldRoot;
-  sdf::Errors errors = worldRoot.Load(opt.world);
-  if (!errors.empty())
-    Fail("sdformat could not load " + opt.world + ":\n" + Errors(errors));
-  if (worldRoot.WorldCount() != 1)
-    Fail(opt.world + " holds no world");
-  const sdf::World &sdfWorld = *worldRoot.WorldByIndex(0);
-  const sdf::Physics *physics = sdfWorld.PhysicsDefault();
-  const double step = physics ? physics->MaxStepSize() : 0.001;
+  const sdf::World &sdfWorld = harness::LoadWorld(worldRoot, opt.world);
+  const double step = harness::WorldStep(sdfWorld);
 
   ignition::plugin::Loader loader;
-  if (loader.LoadLib(opt.plugin).empty())
-    Fail("could not load the physics plugin " + opt.plugin);
-  const std::set<std::string> names = phys::FindFeatures3d<DockFeatures>::From(loader);
-  if (names.empty())
-    Fail(opt.plugin + " does not provide the features of gz-sim's DetachableJoint this program needs");
-  EnginePtr engine = phys::RequestEngine3d<DockFeatures>::From(loader.Instantiate(*names.begin()));
-  if (!engine)
-    Fail("could not instantiate " + *names.begin());
+  EnginePtr engine = harness::LoadEngine<DockFeatures>(loader, opt.plugin);
   WorldPtr world = engine->ConstructWorld(sdfWorld);
   if (!world)
     Fail("ConstructWorld failed for " + opt.world);
@@ -275,10 +237,9 @@ int main(int argc, char **argv)
   const std::vector<double> poses[2] = {opt.parentPose, opt.childPose};
   for (int k = 0; k < 2; ++k)
   {
-    errors = spawns[k].root.LoadSdfString(Spawned(opt.robot, models[k], poses[k]));
-    if (!errors.empty())
-      Fail("sdformat could not load the converted " + opt.robot + ":\n" + Errors(errors));
-    const sdf::Model &m = *spawns[k].root.Model();
+    const sdf::Model &m = harness::LoadSpawned(
+        spawns[k].root, opt.robot, models[k],
+        ignition::math::Pose3d(poses[k][0], poses[k][1], poses[k][2], 0, 0, poses[k][3] * M_PI / 180.0));
     spawns[k].model = world->ConstructModel(m);
     if (!spawns[k].model)
       Fail("ConstructModel failed for " + models[k]);

@@ -62,6 +62,7 @@
 namespace phys = ignition::physics;
 
 #include "dart_contact.hh"
+#include "harness.hh"
 
 using EnginePtr = phys::Engine3dPtr<Features>;
 using ModelPtr = phys::Model3dPtr<Features>;
@@ -70,11 +71,7 @@ using JointPtr = phys::Joint3dPtr<Features>;
 
 namespace {
 
-[[noreturn]] void Fail(const std::string &_msg)
-{
-  std::cerr << "modbot_gz_physics: " << _msg << std::endl;
-  std::exit(2);
-}
+using harness::Fail;
 
 std::string Usage()
 {
@@ -169,14 +166,6 @@ Options Parse(int argc, char **argv)
   if (o.updateRate <= 0 || o.warmup < 0 || o.cycles < 0)
     Fail("--update-rate must be > 0, --warmup and --cycles >= 0");
   return o;
-}
-
-std::string Errors(const sdf::Errors &_errors)
-{
-  std::ostringstream s;
-  for (const auto &e : _errors)
-    s << "  " << e.Message() << "\n";
-  return s.str();
 }
 
 struct Trajectory
@@ -278,54 +267,26 @@ std::string Str(const std::string &_s)
 
 int main(int argc, char **argv)
 {
+  harness::Program() = "modbot_gz_physics";
   const Options opt = Parse(argc, argv);
   const auto wallStart = std::chrono::steady_clock::now();
 
   // The world, as gz-sim reads it.
   sdf::Root worldRoot;
-  sdf::Errors errors = worldRoot.Load(opt.world);
-  if (!errors.empty())
-    Fail("sdformat could not load " + opt.world + ":\n" + Errors(errors));
-  if (worldRoot.WorldCount() != 1)
-    Fail(opt.world + " holds no world");
-  const sdf::World &sdfWorld = *worldRoot.WorldByIndex(0);
-  double step = opt.step;
-  if (step <= 0)
-  {
-    const sdf::Physics *p = sdfWorld.PhysicsDefault();
-    step = p ? p->MaxStepSize() : 0.001;
-  }
+  const sdf::World &sdfWorld = harness::LoadWorld(worldRoot, opt.world);
+  const double step = opt.step > 0 ? opt.step : harness::WorldStep(sdfWorld);
 
   // The robot: URDF converted by sdformat (as `ros_gz_sim create` does), spawned at the
   // pose given, then loaded again from the SDF text with that pose, as gz-sim's
   // entity factory does.
-  sdf::Root urdfRoot;
-  errors = urdfRoot.Load(opt.robot);
-  if (!errors.empty())
-    Fail("sdformat could not load " + opt.robot + ":\n" + Errors(errors));
-  if (!urdfRoot.Model())
-    Fail(opt.robot + " holds no model");
-  sdf::ElementPtr modelElem = urdfRoot.Element()->GetElement("model");
-  const ignition::math::Pose3d spawn(opt.x, opt.y, opt.z, 0, 0, opt.yawDeg * M_PI / 180.0);
-  modelElem->GetElement("pose")->Set<ignition::math::Pose3d>(spawn);
-  const std::string robotSdf = urdfRoot.Element()->ToString("");
   sdf::Root robotRoot;
-  errors = robotRoot.LoadSdfString(robotSdf);
-  if (!errors.empty())
-    Fail("sdformat could not load the converted " + opt.robot + ":\n" + Errors(errors));
-  const sdf::Model &sdfModel = *robotRoot.Model();
+  const sdf::Model &sdfModel = harness::LoadSpawned(
+      robotRoot, opt.robot, "", ignition::math::Pose3d(opt.x, opt.y, opt.z, 0, 0, opt.yawDeg * M_PI / 180.0));
 
   // The DART plugin, loaded as gz-sim's Physics system loads it.
   ignition::plugin::Loader loader;
-  if (loader.LoadLib(opt.plugin).empty())
-    Fail("could not load the physics plugin " + opt.plugin);
-  std::set<std::string> names = phys::FindFeatures3d<Features>::From(loader);
-  if (names.empty())
-    Fail(opt.plugin + " does not provide the features this harness needs");
-  const std::string pluginName = *names.begin();
-  EnginePtr engine = phys::RequestEngine3d<Features>::From(loader.Instantiate(pluginName));
-  if (!engine)
-    Fail("could not instantiate " + pluginName);
+  std::string pluginName;
+  EnginePtr engine = harness::LoadEngine<Features>(loader, opt.plugin, &pluginName);
 
   WorldPtr world = engine->ConstructWorld(sdfWorld);
   if (!world)

@@ -164,3 +164,63 @@ fn runs_leave_a_replay_and_a_recording_that_real_readers_open() {
     let status = pytest_in_netns(&py, &repo_root().join("test/artifacts"));
     assert!(status.success(), "pytest test/artifacts failed");
 }
+
+/// Each crate's features as `cargo tree` resolves them (`name vX.Y.Z` → features).
+fn resolved_features(args: &[&str]) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["tree", "--locked", "--prefix", "none", "-f", "{p} [{f}]"])
+        .args(args)
+        .current_dir(repo_root())
+        .output()
+        .expect("cargo tree");
+    assert!(
+        out.status.success(),
+        "cargo tree {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut map = std::collections::BTreeMap::<String, std::collections::BTreeSet<String>>::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let line = line.trim_end_matches(" (*)");
+        let Some((package, features)) = line.rsplit_once(" [") else {
+            continue;
+        };
+        // `name vX.Y.Z` (a path or proc-macro note after it dropped).
+        let package = package.split(' ').take(2).collect::<Vec<_>>().join(" ");
+        let features = features.trim_end_matches(']').split(',').filter(|f| !f.is_empty());
+        map.entry(package).or_default().extend(features.map(String::from));
+    }
+    map
+}
+
+/// maturin builds modbot_py on its own, so cargo resolves the features of the crates it
+/// shares with the workspace for modbot_py alone; where they differ from what `cargo test
+/// --workspace` resolved (dev-dependencies included), maturin compiles the whole stack a
+/// second time (three minutes of CI). modbot_py names those crates with the workspace's
+/// features (decision record 0053); this fails when a dependency change makes them drift,
+/// naming the crate and the features to add.
+#[test]
+fn the_python_build_resolves_the_workspace_features() {
+    let workspace = resolved_features(&["--workspace", "-e", "normal,build,dev"]);
+    let python = resolved_features(&["-p", "modbot_py", "-e", "normal,build"]);
+    let drift: Vec<String> = python
+        .iter()
+        .filter_map(|(package, features)| {
+            let all = workspace.get(package)?;
+            (all != features).then(|| {
+                format!(
+                    "{package}: the workspace has {:?}, modbot_py alone {:?}",
+                    all.difference(features).collect::<Vec<_>>(),
+                    features.difference(all).collect::<Vec<_>>()
+                )
+            })
+        })
+        .collect();
+    assert!(
+        drift.is_empty(),
+        "add these features to packages/modbot_py/Cargo.toml's unifying dependencies:\n{}",
+        drift.join("\n")
+    );
+    // The parse found the crates (pyo3 is modbot_py's own).
+    assert!(python.keys().any(|k| k.starts_with("pyo3 ")), "{python:?}");
+}

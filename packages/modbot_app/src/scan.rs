@@ -59,6 +59,9 @@ pub const NOISE: CameraNoise = CameraNoise {
 };
 /// The lens in the `camera` link's frame: the centre of the camera box's front face.
 pub const LENS_M: [f64; 3] = [0.0075, 0.0, 0.0075];
+/// How far ahead of a module's reference point its camera pans, m: the `cam_pan` axis at
+/// the DetPoint's x (the body frame at BackJoint1, x = 0.0945, plus the joint's 0.0075).
+pub const PAN_AXIS_AHEAD_M: f64 = 0.102;
 /// The DetPoint in the `mast` link's frame: the tilt axis, on the pan axis, 0.102 m ahead of
 /// the reference point (module frame (0.102, 0, 0.062)).
 pub const DETPOINT_IN_MAST_M: [f64; 3] = [0.0, 0.0, 0.02];
