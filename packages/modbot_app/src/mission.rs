@@ -61,6 +61,14 @@ pub const PASS_OVER_TRIES: usize = 3;
 pub const PASS_OVER_CROSSED_M: f64 = 0.15;
 /// Time the quadruped has to walk back to its approach point for another pass-over, s.
 pub const PASS_OVER_BACK_S: f64 = 60.0;
+/// The row leading to a pass-over is reached only with the quadruped facing the pass-over's
+/// way within this, deg: the pass-over climbs straight ahead, and a quadruped whose walk left
+/// it facing 72° off (seed 8) climbed beside the obstacle. The source's quadruped turns only
+/// while walking; ours turns on the spot at the approach point (record 0055).
+pub const PASS_OVER_FACING_DEG: f64 = 5.0;
+/// The turn on the spot at the approach point aims within this of the way, deg (inside
+/// [`PASS_OVER_FACING_DEG`], so that standing up after it keeps the row reached).
+pub const PASS_OVER_TURN_DEG: f64 = 3.0;
 /// The quadruped stands this long after its pass-over, s.
 pub const STAND_AFTER_PASS_S: f64 = 2.0;
 /// The wheels' speed in the wheeled rows, deg/s (half the joint's 360).
@@ -778,6 +786,7 @@ fn execute(
         SequencerSettings {
             row_timeout_s: settings.row_timeout_s,
             goal_position_m: Some(GOAL_TOLERANCE_M),
+            pass_over_yaw_rad: Some(PASS_OVER_FACING_DEG.to_radians()),
             ..SequencerSettings::default()
         },
     );
@@ -964,13 +973,33 @@ fn execute(
                 } else {
                     SequencerSettings::default().position_m
                 };
+                // A drive row that leads to a pass-over row ends facing that row's way.
+                let facing = plan
+                    .rows
+                    .get(row + 1)
+                    .filter(|next| next.ability && next.action == Action::PassOver && !plan.rows[row].ability)
+                    .and_then(|_| seq.target(row + 1));
                 let inner: Box<dyn Controller> = match (&cmd, out.configuration) {
                     (Command::Ability(Action::PassOver, _), Configuration::Quadruped) => {
                         Box::new(PassOver::new(joints, n, PASS_OVER_CYCLES))
                     }
-                    (Command::Drive(t), Configuration::Quadruped) => {
-                        Box::new(QuadGoto::new(joints, n, goal_of(*t), stop_m))
-                    }
+                    (Command::Drive(t), Configuration::Quadruped) => match facing {
+                        // The approach to a pass-over: there, turn on the spot to face the
+                        // way it climbs (record 0055).
+                        Some(way) => Box::new(
+                            QuadGoto::new(
+                                joints,
+                                n,
+                                Goal {
+                                    yaw: way.yaw,
+                                    ..goal_of(*t)
+                                },
+                                stop_m,
+                            )
+                            .aligned_within(PASS_OVER_TURN_DEG),
+                        ),
+                        None => Box::new(QuadGoto::new(joints, n, goal_of(*t), stop_m)),
+                    },
                     (Command::Drive(t), Configuration::Wheeled) => Box::new(WheeledGoto::new(
                         joints,
                         n,
@@ -1062,8 +1091,21 @@ fn execute(
                             );
                         };
                         // Back to the approach point, localised by the camera, then again.
+                        // Facing the way again (record 0055).
+                        let facing = way.map_or(approach.yaw, |w| w.yaw);
                         let mut back = Rereferenced::new(
-                            Box::new(QuadGoto::new(joints, n, goal_of(approach), stop_m)),
+                            Box::new(
+                                QuadGoto::new(
+                                    joints,
+                                    n,
+                                    Goal {
+                                        yaw: facing,
+                                        ..goal_of(approach)
+                                    },
+                                    stop_m,
+                                )
+                                .aligned_within(PASS_OVER_TURN_DEG),
+                            ),
                             fleet,
                             roles,
                             out,
@@ -1079,7 +1121,10 @@ fn execute(
                         loop {
                             drive_hooked(sim, &mut back, base, 0.5, &mut hooks)?;
                             let p = estimated_pose(hooks.lock, sim).unwrap_or_else(|| fleet.pose(sim, r1));
-                            if (p.x - approach.x).hypot(p.y - approach.y) <= stop_m {
+                            if (p.x - approach.x).hypot(p.y - approach.y) <= stop_m
+                                && modbot_gaits::modular::wrap_rad(p.yaw - facing).to_degrees().abs()
+                                    <= PASS_OVER_FACING_DEG
+                            {
                                 break;
                             }
                             if sim.time() - back_start > PASS_OVER_BACK_S || sim.time() > limit {
@@ -1088,10 +1133,11 @@ fn execute(
                                     row_start,
                                     sim.time(),
                                     Err(format!(
-                                        "pass-over {pass_over_tries} left the quadruped's centre {} `{reference}` (across: more than {PASS_OVER_CROSSED_M} m past it), and it did not get back to its approach point in {:.0} s (still {:.3} m from it)",
+                                        "pass-over {pass_over_tries} left the quadruped's centre {} `{reference}` (across: more than {PASS_OVER_CROSSED_M} m past it), and it did not get back to its approach point facing the way in {:.0} s (still {:.3} m from it, {:+.1}° off the way)",
                                         how_far(past),
                                         sim.time() - back_start,
-                                        (p.x - approach.x).hypot(p.y - approach.y)
+                                        (p.x - approach.x).hypot(p.y - approach.y),
+                                        modbot_gaits::modular::wrap_rad(p.yaw - facing).to_degrees()
                                     )),
                                 );
                             }

@@ -114,6 +114,11 @@ pub struct SequencerSettings {
     /// mission asks for less than the source's 0.1 m here, so that the true target is
     /// within 0.1 m despite the camera's error in where the target is (record 0049).
     pub goal_position_m: Option<f64>,
+    /// Heading tolerance, rad, of a row that leads to a pass-over (the robot must face the
+    /// way it will climb): reached only when also aligned to the pass-over row's heading;
+    /// `None`: position only, as the source (whose quadruped turns only while walking).
+    /// The embedded mission asks for 5° (its quadruped turns on the spot, record 0055).
+    pub pass_over_yaw_rad: Option<f64>,
 }
 
 impl Default for SequencerSettings {
@@ -123,6 +128,7 @@ impl Default for SequencerSettings {
             yaw_rad: 1f64.to_radians(),
             row_timeout_s: 600.0,
             goal_position_m: None,
+            pass_over_yaw_rad: None,
         }
     }
 }
@@ -212,11 +218,19 @@ impl Sequencer {
         let dist = (target.x - pose.x).hypot(target.y - pose.y);
         // Wheeled sub-goals, the pass-under too, also align to the reference's heading (the
         // source's ±1°: its wheeled controller stays active through the low-pose pass).
-        let aligned = row.configuration != "wheeled"
-            || ((pose.yaw - target.yaw + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU)
-                - std::f64::consts::PI)
-                .abs()
-                <= self.settings.yaw_rad;
+        let off = |yaw: f64| {
+            ((pose.yaw - yaw + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI).abs()
+        };
+        let mut aligned = row.configuration != "wheeled" || off(target.yaw) <= self.settings.yaw_rad;
+        // A row that leads to a pass-over faces the way the pass-over climbs, when asked.
+        if let (Some(tolerance), false) = (self.settings.pass_over_yaw_rad, row.ability)
+            && let Some(next) = self.plan.rows.get(self.row + 1)
+            && next.ability
+            && next.action == Action::PassOver
+            && let Some(way) = self.target(self.row + 1)
+        {
+            aligned &= off(way.yaw) <= tolerance;
+        }
         // The pass-over runs its cycles and is complete wherever it ends (its position fields
         // are ignored, spec §6.4); every other row within the position tolerance.
         let reached = if row.action == Action::PassOver {
@@ -403,6 +417,41 @@ mod tests {
         };
         assert_eq!(seq.tick(t, aligned, "wheeled", false), Tick::Reached(4));
         let _ = robot;
+    }
+
+    /// Asked to (the embedded mission), the row before a pass-over is reached only facing the
+    /// pass-over's way; by default (the source) at its position whatever the heading.
+    #[test]
+    fn the_approach_to_a_pass_over_faces_its_way_when_asked() {
+        let (source, _) = setup(None);
+        let mut facing = Sequencer::new(
+            source.plan.clone(),
+            source.references.clone(),
+            SequencerSettings {
+                pass_over_yaw_rad: Some(5f64.to_radians()),
+                ..source.settings
+            },
+        );
+        let mut source = source;
+        assert_eq!(source.plan.rows[1].action, Action::PassOver);
+        let (approach, way) = (facing.target(0).unwrap(), facing.target(1).unwrap());
+        let off = |deg: f64| Pose2 {
+            yaw: way.yaw + deg.to_radians(),
+            ..approach
+        };
+        assert_eq!(source.tick(0.0, off(72.0), "quadruped", false), Tick::Reached(0));
+        assert!(matches!(
+            facing.tick(0.0, off(72.0), "quadruped", false),
+            Tick::Command(Command::Drive(_))
+        ));
+        assert!(matches!(
+            facing.tick(0.1, off(-6.0), "quadruped", false),
+            Tick::Command(Command::Drive(_))
+        ));
+        assert_eq!(facing.tick(0.2, off(4.0), "quadruped", false), Tick::Reached(0));
+        // The pass-over row itself and the rows after it are not held to it.
+        facing.ability_complete();
+        assert_eq!(facing.tick(0.3, off(72.0), "quadruped", false), Tick::Reached(1));
     }
 
     #[test]

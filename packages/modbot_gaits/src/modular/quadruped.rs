@@ -389,7 +389,10 @@ pub fn decide(lat: f64, long: f64, ornt_dif_deg: f64) -> QuadGait {
 pub enum QuadGotoPhase {
     /// Walking, deciding the gait once per cycle.
     Walking,
-    /// Within the stop distance: going to the stance.
+    /// Within the stop distance, heading off the goal yaw by more than the alignment's
+    /// tolerance: turning on the spot ([`turn_on_the_spot`]), deciding once per cycle.
+    Aligning,
+    /// Within the stop distance (and aligned, when asked): going to the stance.
     Stopping,
     /// Standing at the goal.
     Done,
@@ -408,6 +411,42 @@ pub struct QuadGoto {
     phase: QuadGotoPhase,
     started: bool,
     decisions: usize,
+    /// Turn on the spot to the goal yaw within this (deg) before standing; `None`: the
+    /// source's controller (the yaw is only steered toward while walking).
+    align_deg: Option<f64>,
+    /// Cycles turned on the spot.
+    turn_cycles: usize,
+}
+
+/// The steering (r, −r) of a full-rate turn on the spot, deg: the trot's most aggressive
+/// state (Table 3.21) with no swing.
+pub const TURN_STEER_DEG: f64 = 15.0;
+/// Heading error (deg) below which the turn on the spot steers in proportion (down to
+/// [`TURN_STEER_MIN_DEG`]), so that it does not step over a tolerance of a few degrees.
+pub const TURN_FULL_ABOVE_DEG: f64 = 20.0;
+/// The least steering of a turn on the spot, deg.
+pub const TURN_STEER_MIN_DEG: f64 = 3.0;
+/// A turn on the spot gives up after this many cycles (it then stands where it is).
+pub const TURN_MAX_CYCLES: usize = 40;
+/// An aligning goto that the turn carries beyond this many stop distances from the goal
+/// walks back to it.
+pub const REWALK_FACTOR: f64 = 1.5;
+
+/// The quadruped's turn on the spot toward a heading error `err_deg` (> 0: to the left): the
+/// trot's timetable (Tables 3.17, 3.21) with swing s = 0 and steering (r, l) = (k, −k), so
+/// that the right legs stroke backward (+θ1 forward) while the left legs stroke forward and
+/// the body turns about its centre. The source turns the quadruped only while walking
+/// (§6.6); this is modbot's extension for a pass-over that must face its obstacle (decision
+/// 0055). k is [`TURN_STEER_DEG`] above [`TURN_FULL_ABOVE_DEG`] of error and in proportion
+/// below, at least [`TURN_STEER_MIN_DEG`].
+pub fn turn_on_the_spot(err_deg: f64) -> QuadGait {
+    let k = if err_deg.abs() >= TURN_FULL_ABOVE_DEG {
+        TURN_STEER_DEG
+    } else {
+        (TURN_STEER_DEG * err_deg.abs() / TURN_FULL_ABOVE_DEG).max(TURN_STEER_MIN_DEG)
+    };
+    let k = k.copysign(err_deg);
+    QuadGait::Trot { s: 0.0, r: k, l: -k }
 }
 
 impl QuadGoto {
@@ -420,7 +459,32 @@ impl QuadGoto {
             phase: QuadGotoPhase::Walking,
             started: false,
             decisions: 0,
+            align_deg: None,
+            turn_cycles: 0,
         }
+    }
+
+    /// Before standing at the goal, turns on the spot ([`turn_on_the_spot`]) until the
+    /// heading is within `tolerance_deg` of the goal yaw (at most [`TURN_MAX_CYCLES`]).
+    pub fn aligned_within(mut self, tolerance_deg: f64) -> QuadGoto {
+        self.align_deg = Some(tolerance_deg);
+        self
+    }
+
+    /// Cycles turned on the spot so far.
+    pub fn turn_cycles(&self) -> usize {
+        self.turn_cycles
+    }
+
+    /// The heading error to the goal yaw, wrap(goal yaw − yaw), deg.
+    fn heading_error(&self, obs: &Observation<'_>) -> f64 {
+        wrap_deg((self.goal.yaw - yaw_of(&obs.base)).to_degrees())
+    }
+
+    /// Still to turn: alignment asked, the error above its tolerance and turns left.
+    fn must_turn(&self, obs: &Observation<'_>) -> bool {
+        self.align_deg
+            .is_some_and(|tol| self.heading_error(obs).abs() > tol && self.turn_cycles < TURN_MAX_CYCLES)
     }
 
     /// The gait being walked.
@@ -466,8 +530,14 @@ impl Controller for QuadGoto {
         let q = obs.positions;
         let (d, _) = self.goal.range_bearing(&obs.base);
         if self.phase == QuadGotoPhase::Walking && d <= self.stop_distance {
-            self.phase = QuadGotoPhase::Stopping;
-            self.walk.set_gait(QuadGait::Stand);
+            if self.must_turn(obs) {
+                self.phase = QuadGotoPhase::Aligning;
+                self.walk.set_gait(turn_on_the_spot(self.heading_error(obs)));
+                self.decisions += 1;
+            } else {
+                self.phase = QuadGotoPhase::Stopping;
+                self.walk.set_gait(QuadGait::Stand);
+            }
         }
         match self.phase {
             QuadGotoPhase::Walking => {
@@ -475,6 +545,22 @@ impl Controller for QuadGoto {
                 if !self.started || cycle_ended {
                     self.started = true;
                     self.decide(obs);
+                }
+            }
+            QuadGotoPhase::Aligning => {
+                if d > REWALK_FACTOR * self.stop_distance {
+                    // The turn carried it off the goal: walk back (the decision comes at the
+                    // next cycle's start, as in walking).
+                    self.phase = QuadGotoPhase::Walking;
+                } else if self.walk.advance(q) {
+                    self.turn_cycles += 1;
+                    if self.must_turn(obs) {
+                        self.walk.set_gait(turn_on_the_spot(self.heading_error(obs)));
+                        self.decisions += 1;
+                    } else {
+                        self.phase = QuadGotoPhase::Stopping;
+                        self.walk.set_gait(QuadGait::Stand);
+                    }
                 }
             }
             QuadGotoPhase::Stopping => {
@@ -842,6 +928,112 @@ mod tests {
         }
         assert_eq!(c.completed_cycles(), 1);
         assert_eq!(legs(&commanded(&plant.last)), [STANCE_DEG; 4]);
+    }
+
+    #[test]
+    fn the_turn_on_the_spot_is_the_trot_with_no_swing_and_opposite_steering() {
+        // Full rate above 20° of error, in proportion below, at least 3°; + turns left.
+        assert_eq!(
+            turn_on_the_spot(72.0),
+            QuadGait::Trot {
+                s: 0.0,
+                r: 15.0,
+                l: -15.0
+            }
+        );
+        assert_eq!(
+            turn_on_the_spot(-25.0),
+            QuadGait::Trot {
+                s: 0.0,
+                r: -15.0,
+                l: 15.0
+            }
+        );
+        assert_eq!(
+            turn_on_the_spot(10.0),
+            QuadGait::Trot {
+                s: 0.0,
+                r: 7.5,
+                l: -7.5
+            }
+        );
+        assert_eq!(
+            turn_on_the_spot(-1.0),
+            QuadGait::Trot {
+                s: 0.0,
+                r: -3.0,
+                l: 3.0
+            }
+        );
+        // Step 2: the right legs stroke back (FR −r, BR +r on a +forward hip) as the left
+        // legs stroke forward; step 4 the opposite (Table 3.21 with s = 0).
+        let legs = turn_on_the_spot(30.0).legs(2);
+        assert_eq!(
+            [legs[0][0], legs[1][0], legs[2][0], legs[3][0]],
+            [-15.0, 15.0, 15.0, -15.0]
+        );
+        let legs = turn_on_the_spot(30.0).legs(4);
+        assert_eq!(
+            [legs[0][0], legs[1][0], legs[2][0], legs[3][0]],
+            [15.0, -15.0, -15.0, 15.0]
+        );
+    }
+
+    #[test]
+    fn an_aligning_goto_turns_on_the_spot_at_the_goal_until_it_faces_the_goal_yaw() {
+        let r = roles();
+        let goal = Goal {
+            x: 0.05,
+            y: 0.0,
+            yaw: 60f64.to_radians(),
+        };
+        // Without alignment (the source's): within 0.1 m it stands, 60° off.
+        let mut plain = QuadGoto::new(r, 30, goal, 0.1);
+        let mut plant = FakePlant::new(30);
+        plant.max_speed = 400f64.to_radians();
+        for _ in 0..300 {
+            plant.tick(&mut plain, 0.01);
+        }
+        assert_eq!(plain.completed_cycles(), 1);
+        assert_eq!(plain.turn_cycles(), 0);
+        // Aligning within 3°: it turns left at the full rate; the plant turns the base by
+        // 25° × r / 15 as each turning cycle enters its last step (a proportional turn).
+        let mut c = QuadGoto::new(r, 30, goal, 0.1).aligned_within(3.0);
+        let mut plant = FakePlant::new(30);
+        plant.max_speed = 400f64.to_radians();
+        let mut turns = Vec::new();
+        for _ in 0..20_000 {
+            let step = c.walk.step_index();
+            plant.tick(&mut c, 0.01);
+            if c.phase() == QuadGotoPhase::Aligning && step == 3 && c.walk.step_index() == 4 {
+                let gait = c.gait();
+                let QuadGait::Trot { s, r, l } = gait else {
+                    panic!("turning with {gait:?}")
+                };
+                assert_eq!((s, l), (0.0, -r));
+                turns.push(r);
+                let (x, y, yaw) = plant.base_xy_yaw();
+                plant.set_base(x, y, yaw + 25.0 * r / TURN_STEER_DEG);
+            }
+            if c.completed_cycles() == 1 {
+                break;
+            }
+        }
+        assert_eq!(c.phase(), QuadGotoPhase::Done);
+        let rounded: Vec<f64> = turns.iter().map(|r| (r * 1e6).round() / 1e6).collect();
+        assert_eq!(rounded, [15.0, 15.0, 7.5], "{turns:?}");
+        assert_eq!(c.turn_cycles(), 3);
+        let (_, _, yaw) = plant.base_xy_yaw();
+        assert!((yaw - 60.0).abs() <= 3.0, "{yaw} after {turns:?}");
+        assert_eq!(legs(&commanded(&plant.last)), [STANCE_DEG; 4]);
+        // Carried more than 1.5 stop distances off the goal while turning, it walks back.
+        let mut c = QuadGoto::new(r, 30, goal, 0.1).aligned_within(3.0);
+        let mut plant = FakePlant::new(30);
+        plant.tick(&mut c, 0.01);
+        assert_eq!(c.phase(), QuadGotoPhase::Aligning);
+        plant.set_base(-0.2, 0.0, 0.0);
+        plant.tick(&mut c, 0.01);
+        assert_eq!(c.phase(), QuadGotoPhase::Walking);
     }
 
     #[test]

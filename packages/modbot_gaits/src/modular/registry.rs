@@ -262,7 +262,19 @@ const PASS_OVER: &[ParamDef] = &[ParamDef {
     doc: "pass-over cycles before standing (code: 2)",
 }];
 
-const QUAD_GOTO: &[ParamDef] = &[X, Y, YAW, STOP];
+const QUAD_GOTO: &[ParamDef] = &[
+    X,
+    Y,
+    YAW,
+    STOP,
+    real(
+        "align_deg",
+        Some(0.0),
+        0.0,
+        90.0,
+        "at the goal, turn on the spot to the goal heading within this, deg (0: no turn, the source's; else at least 1)",
+    ),
+];
 
 const DRIVE: &[ParamDef] = &[SPEED, CYCLE];
 
@@ -575,7 +587,17 @@ pub fn build_for(
                 Box::new(QuadWalk::new("sidle", roles, n, QuadGait::Sidle { s: swing(), f, b }))
             }
             "pass_over" => Box::new(PassOver::new(roles, n, v.get("cycles") as usize)),
-            _ => Box::new(QuadGoto::new(roles, n, goal(), v.get("stop_distance_m"))),
+            _ => {
+                let goto = QuadGoto::new(roles, n, goal(), v.get("stop_distance_m"));
+                let a = v.get("align_deg");
+                if a == 0.0 {
+                    Box::new(goto)
+                } else if a < 1.0 {
+                    return Err(v.refuse("align_deg", "0 (no turn) or at least 1 deg".to_string()));
+                } else {
+                    Box::new(goto.aligned_within(a))
+                }
+            }
         });
     }
     let drive = |pose, cmd| Box::new(WheeledDrive::new(gait, roles, n, pose, cmd, v.get("cycle_s")));
@@ -723,6 +745,16 @@ mod tests {
             ("pass_over", vec![("cycles", 0.0)], "pass_over.cycles"),
             ("quadruped/goto", vec![("x", 1.0)], "goto.y"),
             ("quadruped/goto", vec![("x", f64::INFINITY), ("y", 0.0)], "goto.x"),
+            (
+                "quadruped/goto",
+                vec![("x", 1.0), ("y", 0.0), ("align_deg", 0.5)],
+                "goto.align_deg",
+            ),
+            (
+                "quadruped/goto",
+                vec![("x", 1.0), ("y", 0.0), ("align_deg", 91.0)],
+                "goto.align_deg",
+            ),
             (
                 "wheeled/goto",
                 vec![("x", 1.0), ("y", 0.0), ("low_pose", 2.0)],

@@ -217,7 +217,13 @@ pub enum WheeledGotoPhase {
 /// The wheeled position controller (`move_whld`, `correct_ornt_whld`): rotate in place until
 /// the goal's bearing is within ±1°, drive straight with the same bang-bang deadband, stop
 /// within `stop_distance` (0.1 m), then rotate in place to the goal's heading within 1°.
-/// In the low pose it passes under a lath (§4.2). One cycle = the goal reached.
+/// In the low pose it passes under a lath (§4.2). One cycle = the goal first reached.
+///
+/// Unlike the source's, it holds the goal: the vehicle turns about a point 0.1 m from its
+/// reference point, so the final turn can carry that point out of the stop distance (a 30°
+/// turn at 0.046 m left it 0.078 m off, where the mission's sequencer waited for it until
+/// its row timed out); then it drives again, and a heading that drifts out of the deadband
+/// while it stands is turned back (decision 0055).
 #[derive(Debug, Clone)]
 pub struct WheeledGoto {
     rig: Rig,
@@ -226,6 +232,10 @@ pub struct WheeledGoto {
     stop_distance: f64,
     phase: WheeledGotoPhase,
     cmd: WheelCommand,
+    /// The goal has been reached once (the cycle count).
+    arrived: bool,
+    /// Drives again after the goal was left.
+    redrives: usize,
 }
 
 impl WheeledGoto {
@@ -250,12 +260,20 @@ impl WheeledGoto {
             stop_distance,
             phase: WheeledGotoPhase::Drive,
             cmd: WheelCommand::Stop,
+            arrived: false,
+            redrives: 0,
         }
     }
 
     /// The phase.
     pub fn phase(&self) -> WheeledGotoPhase {
         self.phase
+    }
+
+    /// Times it drove again after the final turn (or a drift) left it beyond the stop
+    /// distance.
+    pub fn redrives(&self) -> usize {
+        self.redrives
     }
 
     /// The wheel command of the last tick.
@@ -279,6 +297,18 @@ impl Controller for WheeledGoto {
         let (d, bearing) = self.goal.range_bearing(&obs.base);
         if self.phase == WheeledGotoPhase::Drive && d <= self.stop_distance {
             self.phase = WheeledGotoPhase::Align;
+        } else if self.phase != WheeledGotoPhase::Drive && d > self.stop_distance {
+            // The final turn (or a drift) left the goal: drive back to it.
+            self.phase = WheeledGotoPhase::Drive;
+            self.redrives += 1;
+        } else if self.phase == WheeledGotoPhase::Done
+            && WheelCommand::toward(
+                wrap_deg((self.goal.yaw - yaw).to_degrees()),
+                self.speed,
+                WheelCommand::Stop,
+            ) != WheelCommand::Stop
+        {
+            self.phase = WheeledGotoPhase::Align;
         }
         self.cmd = match self.phase {
             WheeledGotoPhase::Drive => WheelCommand::toward(
@@ -294,6 +324,7 @@ impl Controller for WheeledGoto {
                 );
                 if c == WheelCommand::Stop {
                     self.phase = WheeledGotoPhase::Done;
+                    self.arrived = true;
                 }
                 c
             }
@@ -307,7 +338,7 @@ impl Controller for WheeledGoto {
     }
 
     fn completed_cycles(&self) -> usize {
-        usize::from(self.phase == WheeledGotoPhase::Done)
+        usize::from(self.arrived)
     }
 }
 
@@ -466,6 +497,49 @@ mod tests {
         // The final alignment turns right (all +v): from ≈129° to -45°.
         assert!(saw.contains(&WheelCommand::Spin(360.0)));
         assert_eq!(saw.last(), Some(&WheelCommand::Stop));
+    }
+
+    /// The source's controller stops for good after its final turn; this one holds the goal:
+    /// carried out of the stop distance it drives again, and a heading that drifts out of
+    /// the deadband while it stands is turned back.
+    #[test]
+    fn goto_drives_again_when_left_beyond_the_stop_distance_and_turns_back_a_drift() {
+        let r = roles();
+        let goal = Goal {
+            x: 0.5,
+            y: 0.0,
+            yaw: 0.0,
+        };
+        let mut c = WheeledGoto::new(r, 30, WheeledPose::Normal, goal, 360.0, 0.05);
+        let mut plant = FakePlant::new(30);
+        place(&mut plant, WheeledPose::Normal, 0, 0.0);
+        // Standing at the goal, aligned: done at once.
+        plant.set_base(0.48, 0.0, 0.0);
+        plant.tick(&mut c, 0.01);
+        assert_eq!((c.phase(), c.completed_cycles()), (WheeledGotoPhase::Done, 1));
+        // Its heading drifts 3°: it turns back (right, all +v), then stands again.
+        plant.set_base(0.48, 0.0, 3.0);
+        plant.tick(&mut c, 0.01);
+        assert_eq!(c.command(), WheelCommand::Spin(360.0));
+        plant.set_base(0.48, 0.0, 0.5);
+        plant.tick(&mut c, 0.01);
+        assert_eq!((c.phase(), c.command()), (WheeledGotoPhase::Done, WheelCommand::Stop));
+        // Pushed 0.078 m off (as a final turn left it in the mission): it drives back.
+        plant.set_base(0.422, 0.0, 0.0);
+        plant.tick(&mut c, 0.01);
+        assert_eq!(c.phase(), WheeledGotoPhase::Drive);
+        assert_eq!(c.command(), WheelCommand::Straight(360.0));
+        assert_eq!((c.redrives(), c.completed_cycles()), (1, 1));
+        for _ in 0..2_000 {
+            plant.tick(&mut c, 0.01);
+            skid(&mut plant, 0.01);
+            if c.phase() == WheeledGotoPhase::Done {
+                break;
+            }
+        }
+        assert_eq!(c.phase(), WheeledGotoPhase::Done);
+        let (d, _) = goal.range_bearing(&plant.base);
+        assert!(d <= 0.05, "{d}");
     }
 
     #[test]

@@ -161,6 +161,8 @@ impl ExecutiveNodeConfig {
                 yaw_rad: self.yaw_tolerance_deg.to_radians(),
                 row_timeout_s: self.row_timeout_s,
                 goal_position_m: None,
+                // The executive's robots turn as the source's do (no turn on the spot).
+                pass_over_yaw_rad: None,
             },
             max_turn_deg: self.max_turn_deg,
             turn: self.turn,
