@@ -69,6 +69,11 @@ pub const PASS_OVER_FACING_DEG: f64 = 5.0;
 /// The turn on the spot at the approach point aims within this of the way, deg (inside
 /// [`PASS_OVER_FACING_DEG`], so that standing up after it keeps the row reached).
 pub const PASS_OVER_TURN_DEG: f64 = 3.0;
+/// A quadruped whose body is further than this from upright after a pass-over (or while it
+/// walks back for another) has capsized, deg: the mission ends there with that reason
+/// rather than trot its legs in the air (seed 19's first pass-over left it 165° from
+/// upright; crossing or thrown back upright, the body ends within 1°; record 0055).
+pub const CAPSIZED_DEG: f64 = 45.0;
 /// The quadruped stands this long after its pass-over, s.
 pub const STAND_AFTER_PASS_S: f64 = 2.0;
 /// The wheels' speed in the wheeled rows, deg/s (half the joint's 360).
@@ -1035,6 +1040,15 @@ fn execute(
                     let reference = plan.rows[row].reference.clone();
                     let way = refs.get(&reference).copied();
                     let approach = row.checked_sub(1).and_then(|r| seq.target(r));
+                    // Role#1's foot frame's vector that is vertical while the quadruped
+                    // stands (it stands at the approach point): how far from upright a
+                    // pass-over left it.
+                    let foot = fleet.modules[r1].foot;
+                    let upright = sim.link_poses()[foot].rotation.inverse() * nalgebra::Vector3::z();
+                    let tilt_deg = |sim: &dyn Plant| {
+                        let up = sim.link_poses()[foot].rotation * upright;
+                        up.z.clamp(-1.0, 1.0).acos().to_degrees()
+                    };
                     let how_far = |past: f64| {
                         if past < 0.0 {
                             format!("{:.3} m short of", -past)
@@ -1072,6 +1086,18 @@ fn execute(
                             drive_hooked(sim, &mut hold, base, LOOK_TIMEOUT_S, &mut hooks)?;
                         }
                         let here = estimated_pose(&lock, sim).unwrap_or_else(|| fleet.pose(sim, r1));
+                        let tilt = tilt_deg(sim);
+                        if tilt > CAPSIZED_DEG {
+                            return phases.close(
+                                &label(row),
+                                row_start,
+                                sim.time(),
+                                Err(format!(
+                                    "pass-over {pass_over_tries} capsized the quadruped: its body {tilt:.0}° from upright at ({:.3}, {:.3})",
+                                    here.x, here.y
+                                )),
+                            );
+                        }
                         let past = way.map_or(f64::INFINITY, |w| {
                             (here.x - w.x) * w.yaw.cos() + (here.y - w.y) * w.yaw.sin()
                         });
@@ -1121,6 +1147,18 @@ fn execute(
                         loop {
                             drive_hooked(sim, &mut back, base, 0.5, &mut hooks)?;
                             let p = estimated_pose(hooks.lock, sim).unwrap_or_else(|| fleet.pose(sim, r1));
+                            let tilt = tilt_deg(sim);
+                            if tilt > CAPSIZED_DEG {
+                                return phases.close(
+                                    &label(row),
+                                    row_start,
+                                    sim.time(),
+                                    Err(format!(
+                                        "the quadruped capsized walking back to its approach point after pass-over {pass_over_tries}: its body {tilt:.0}° from upright at ({:.3}, {:.3})",
+                                        p.x, p.y
+                                    )),
+                                );
+                            }
                             if (p.x - approach.x).hypot(p.y - approach.y) <= stop_m
                                 && modbot_gaits::modular::wrap_rad(p.yaw - facing).to_degrees().abs()
                                     <= PASS_OVER_FACING_DEG

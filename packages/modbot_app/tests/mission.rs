@@ -203,8 +203,8 @@ fn a_pass_over_that_does_not_cross_is_walked_back_and_tried_again() {
 /// A mission that cannot go on ends with the phase and the reason, its phases so far and
 /// its trajectories kept: with the target moved 1.5 m further (beyond every camera's 2 m)
 /// the scan does not see it and the plan cannot be made; seed 19's first pass-over throws
-/// the quadruped 0.75 m short of the kerb, turned 86°, and it does not walk back to its
-/// approach point facing the way in time for another (record 0055).
+/// the quadruped back over itself, and the mission ends there, naming it capsized (it
+/// used to trot its legs in the air for the 60 s of the walk back; record 0055).
 #[test]
 fn a_failed_mission_ends_with_its_phase_and_reason() {
     let world = mission();
@@ -218,7 +218,7 @@ fn a_failed_mission_ends_with_its_phase_and_reason() {
             "seed 19",
             seeded_layout(&world, 19).unwrap(),
             "row 2: quadruped pass over ground_obstacle",
-            "did not get back to its approach point",
+            "pass-over 1 capsized the quadruped: its body",
         ),
     ] {
         let r = run(&w);
