@@ -57,7 +57,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub force: bool,
     /// Control rate, Hz.
-    #[arg(long, default_value_t = 100.0, value_parser = crate::common::control_rate)]
+    #[arg(long, default_value_t = modbot_sim::DEFAULT_CONTROL_RATE_HZ, value_parser = crate::common::control_rate)]
     pub rate: f64,
     /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
     /// `rapier` (a rapier3d multibody, the cross-check).

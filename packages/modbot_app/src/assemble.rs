@@ -42,8 +42,8 @@ use nalgebra::{Isometry3, Point3, Vector3};
 use crate::lockon::{Landmark, LockOn};
 use crate::scan::{DETPOINT_IN_MAST_M, MAST_LINK, module_id};
 
-/// Control rate, Hz.
-pub const CONTROL_HZ: f64 = 100.0;
+/// Control rate, Hz: the simulator's default (record 0023).
+pub use modbot_sim::DEFAULT_CONTROL_RATE_HZ as CONTROL_HZ;
 /// The lone module's prefix in the simulator's joint and link names.
 pub const PREFIX: &str = "m1";
 /// Simulated time one stage may take before the assembly gives up, s.

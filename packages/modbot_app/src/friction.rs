@@ -38,8 +38,8 @@ pub const SAMPLE_S: f64 = 0.05;
 /// module reads 0.938 N per unit μ (least squares over μ = 0.2 … 1.0), 0.881 / 0.938 = 0.94
 /// (record 0046).
 pub const GAIN: f64 = 0.94;
-/// Control rate of the walk, Hz (the simulator's default, record 0023).
-pub const CONTROL_HZ: f64 = 100.0;
+/// Control rate, Hz: the simulator's default (record 0023).
+pub use modbot_sim::DEFAULT_CONTROL_RATE_HZ as CONTROL_HZ;
 /// Simulated time allowed for the five steps, s (they take about 3 s).
 pub const TIMEOUT_S: f64 = 30.0;
 

@@ -41,8 +41,8 @@ pub const STOPS: usize = 12;
 pub const PAN_REACHED_DEG: f64 = 10.0;
 /// Time the modules are left to settle on the ground before the scan, s.
 pub const SETTLE_S: f64 = 0.5;
-/// Control rate, Hz (the simulator's default, record 0023).
-pub const CONTROL_HZ: f64 = 100.0;
+/// Control rate, Hz: the simulator's default (record 0023).
+pub use modbot_sim::DEFAULT_CONTROL_RATE_HZ as CONTROL_HZ;
 /// Simulated time allowed for the scan, s (it takes about 2 s).
 pub const TIMEOUT_S: f64 = 20.0;
 /// The camera's horizontal field of view, deg: two neighbouring 30° stops overlap by half.

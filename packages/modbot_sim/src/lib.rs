@@ -25,7 +25,8 @@ pub use measure::{Boundary, CycleStep, MAX_KEPT_SAMPLES, Recorder, Report, Sampl
 pub use plant::Plant;
 pub use robot::{Drive, Servo, SimRobot};
 pub use run::{
-    MAX_CONTROL_RATE_HZ, RunOutput, RunPlan, is_control_rate, run_controller, run_controller_streaming, run_gait,
+    DEFAULT_CONTROL_RATE_HZ, MAX_CONTROL_RATE_HZ, RunOutput, RunPlan, is_control_rate, run_controller,
+    run_controller_streaming, run_gait,
 };
 pub use world::{
     Engine, EngineSettings, NativeSettings, RapierSettings, Reference, SimSettings, Simulator, Twist, heading_of,

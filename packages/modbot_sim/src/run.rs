@@ -7,6 +7,10 @@ use crate::measure::{Recorder, Report, Sample};
 use crate::robot::Drive;
 use crate::world::Simulator;
 
+/// The rate at which controllers send joint targets unless told otherwise, Hz: the rate the
+/// wheel-foot servos were calibrated at (decision record 0023).
+pub const DEFAULT_CONTROL_RATE_HZ: f64 = 100.0;
+
 /// How long and how finely to run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunPlan {
@@ -26,7 +30,7 @@ impl Default for RunPlan {
         RunPlan {
             warmup_cycles: 2,
             cycles: 4,
-            control_rate_hz: 100.0,
+            control_rate_hz: DEFAULT_CONTROL_RATE_HZ,
             max_time_s: 600.0,
         }
     }
