@@ -1045,9 +1045,13 @@ fn execute(
                     // pass-over left it.
                     let foot = fleet.modules[r1].foot;
                     let upright = sim.link_poses()[foot].rotation.inverse() * nalgebra::Vector3::z();
-                    let tilt_deg = |sim: &dyn Plant| {
+                    // The reason to end the row when the body is capsized (more than
+                    // CAPSIZED_DEG from upright), Role#1 at `at`.
+                    let capsized = |sim: &dyn Plant, at: Pose2, what: String| {
                         let up = sim.link_poses()[foot].rotation * upright;
-                        up.z.clamp(-1.0, 1.0).acos().to_degrees()
+                        let tilt = up.z.clamp(-1.0, 1.0).acos().to_degrees();
+                        (tilt > CAPSIZED_DEG)
+                            .then(|| format!("{what}: its body {tilt:.0}° from upright at ({:.3}, {:.3})", at.x, at.y))
                     };
                     let how_far = |past: f64| {
                         if past < 0.0 {
@@ -1086,17 +1090,10 @@ fn execute(
                             drive_hooked(sim, &mut hold, base, LOOK_TIMEOUT_S, &mut hooks)?;
                         }
                         let here = estimated_pose(&lock, sim).unwrap_or_else(|| fleet.pose(sim, r1));
-                        let tilt = tilt_deg(sim);
-                        if tilt > CAPSIZED_DEG {
-                            return phases.close(
-                                &label(row),
-                                row_start,
-                                sim.time(),
-                                Err(format!(
-                                    "pass-over {pass_over_tries} capsized the quadruped: its body {tilt:.0}° from upright at ({:.3}, {:.3})",
-                                    here.x, here.y
-                                )),
-                            );
+                        if let Some(why) =
+                            capsized(sim, here, format!("pass-over {pass_over_tries} capsized the quadruped"))
+                        {
+                            return phases.close(&label(row), row_start, sim.time(), Err(why));
                         }
                         let past = way.map_or(f64::INFINITY, |w| {
                             (here.x - w.x) * w.yaw.cos() + (here.y - w.y) * w.yaw.sin()
@@ -1147,17 +1144,14 @@ fn execute(
                         loop {
                             drive_hooked(sim, &mut back, base, 0.5, &mut hooks)?;
                             let p = estimated_pose(hooks.lock, sim).unwrap_or_else(|| fleet.pose(sim, r1));
-                            let tilt = tilt_deg(sim);
-                            if tilt > CAPSIZED_DEG {
-                                return phases.close(
-                                    &label(row),
-                                    row_start,
-                                    sim.time(),
-                                    Err(format!(
-                                        "the quadruped capsized walking back to its approach point after pass-over {pass_over_tries}: its body {tilt:.0}° from upright at ({:.3}, {:.3})",
-                                        p.x, p.y
-                                    )),
-                                );
+                            if let Some(why) = capsized(
+                                sim,
+                                p,
+                                format!(
+                                    "the quadruped capsized walking back to its approach point after pass-over {pass_over_tries}"
+                                ),
+                            ) {
+                                return phases.close(&label(row), row_start, sim.time(), Err(why));
                             }
                             if (p.x - approach.x).hypot(p.y - approach.y) <= stop_m
                                 && modbot_gaits::modular::wrap_rad(p.yaw - facing).to_degrees().abs()
