@@ -392,7 +392,8 @@ pub enum QuadGotoPhase {
     /// Within the stop distance, heading off the goal yaw by more than the alignment's
     /// tolerance: turning on the spot ([`turn_on_the_spot`]), deciding once per cycle.
     Aligning,
-    /// Within the stop distance (and aligned, when asked): going to the stance.
+    /// Within the stop distance (and aligned, when asked): going to the stance; aligning,
+    /// it turns again if the stance leaves it off the goal yaw.
     Stopping,
     /// Standing at the goal.
     Done,
@@ -565,7 +566,15 @@ impl Controller for QuadGoto {
             }
             QuadGotoPhase::Stopping => {
                 if self.walk.advance(q) {
-                    self.phase = QuadGotoPhase::Done;
+                    // Going to the stance from a turn moves the legs with every foot down and
+                    // turns the body a little more: standing, it checks again.
+                    if self.must_turn(obs) {
+                        self.phase = QuadGotoPhase::Aligning;
+                        self.walk.set_gait(turn_on_the_spot(self.heading_error(obs)));
+                        self.decisions += 1;
+                    } else {
+                        self.phase = QuadGotoPhase::Done;
+                    }
                 }
             }
             QuadGotoPhase::Done => {}
@@ -1026,6 +1035,31 @@ mod tests {
         let (_, _, yaw) = plant.base_xy_yaw();
         assert!((yaw - 60.0).abs() <= 3.0, "{yaw} after {turns:?}");
         assert_eq!(legs(&commanded(&plant.last)), [STANCE_DEG; 4]);
+        // Aligned at the goal it stands; if going to the stance leaves it 10° off, standing
+        // it turns again (to the right, k = 7.5).
+        let mut c = QuadGoto::new(r, 30, goal, 0.1).aligned_within(3.0);
+        let mut plant = FakePlant::new(30);
+        plant.max_speed = 400f64.to_radians();
+        plant.set_base(0.0, 0.0, 60.0);
+        plant.tick(&mut c, 0.01);
+        assert_eq!(c.phase(), QuadGotoPhase::Stopping);
+        plant.set_base(0.0, 0.0, 70.0);
+        for _ in 0..1_000 {
+            if c.phase() != QuadGotoPhase::Stopping {
+                break;
+            }
+            plant.tick(&mut c, 0.01);
+        }
+        assert_eq!(c.phase(), QuadGotoPhase::Aligning);
+        let rounded = |g: QuadGait| match g {
+            QuadGait::Trot { s, r, l } => (
+                (s * 1e6).round() / 1e6,
+                (r * 1e6).round() / 1e6,
+                (l * 1e6).round() / 1e6,
+            ),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(rounded(c.gait()), (0.0, -7.5, 7.5));
         // Carried more than 1.5 stop distances off the goal while turning, it walks back.
         let mut c = QuadGoto::new(r, 30, goal, 0.1).aligned_within(3.0);
         let mut plant = FakePlant::new(30);
