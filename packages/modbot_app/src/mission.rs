@@ -979,11 +979,7 @@ fn execute(
                     SequencerSettings::default().position_m
                 };
                 // A drive row that leads to a pass-over row ends facing that row's way.
-                let facing = plan
-                    .rows
-                    .get(row + 1)
-                    .filter(|next| next.ability && next.action == Action::PassOver && !plan.rows[row].ability)
-                    .and_then(|_| seq.target(row + 1));
+                let facing = seq.pass_over_way(row);
                 let inner: Box<dyn Controller> = match (&cmd, out.configuration) {
                     (Command::Ability(Action::PassOver, _), Configuration::Quadruped) => {
                         Box::new(PassOver::new(joints, n, PASS_OVER_CYCLES))
@@ -1144,6 +1140,7 @@ fn execute(
                         loop {
                             drive_hooked(sim, &mut back, base, 0.5, &mut hooks)?;
                             let p = estimated_pose(hooks.lock, sim).unwrap_or_else(|| fleet.pose(sim, r1));
+                            let off_deg = modbot_gaits::modular::wrap_rad(p.yaw - facing).to_degrees();
                             if let Some(why) = capsized(
                                 sim,
                                 p,
@@ -1154,8 +1151,7 @@ fn execute(
                                 return phases.close(&label(row), row_start, sim.time(), Err(why));
                             }
                             if (p.x - approach.x).hypot(p.y - approach.y) <= stop_m
-                                && modbot_gaits::modular::wrap_rad(p.yaw - facing).to_degrees().abs()
-                                    <= PASS_OVER_FACING_DEG
+                                && off_deg.abs() <= PASS_OVER_FACING_DEG
                             {
                                 break;
                             }
@@ -1169,7 +1165,7 @@ fn execute(
                                         how_far(past),
                                         sim.time() - back_start,
                                         (p.x - approach.x).hypot(p.y - approach.y),
-                                        modbot_gaits::modular::wrap_rad(p.yaw - facing).to_degrees()
+                                        off_deg
                                     )),
                                 );
                             }

@@ -177,6 +177,14 @@ impl Sequencer {
         })
     }
 
+    /// When `row` is a drive row that leads to a pass-over row, that row's point and the way
+    /// it climbs (its heading); `None` otherwise.
+    pub fn pass_over_way(&self, row: usize) -> Option<Pose2> {
+        let next = self.plan.rows.get(row + 1)?;
+        let leads = !self.plan.rows[row].ability && next.ability && next.action == Action::PassOver;
+        if leads { self.target(row + 1) } else { None }
+    }
+
     /// The acting layer's report that the current row's ability has run to its end (the
     /// quadruped's pass-over after its two cycles): a pass-over row is complete then,
     /// wherever the robot is (the source's `qd_pass_over`).
@@ -223,11 +231,8 @@ impl Sequencer {
         };
         let mut aligned = row.configuration != "wheeled" || off(target.yaw) <= self.settings.yaw_rad;
         // A row that leads to a pass-over faces the way the pass-over climbs, when asked.
-        if let (Some(tolerance), false) = (self.settings.pass_over_yaw_rad, row.ability)
-            && let Some(next) = self.plan.rows.get(self.row + 1)
-            && next.ability
-            && next.action == Action::PassOver
-            && let Some(way) = self.target(self.row + 1)
+        if let Some(tolerance) = self.settings.pass_over_yaw_rad
+            && let Some(way) = self.pass_over_way(self.row)
         {
             aligned &= off(way.yaw) <= tolerance;
         }
@@ -435,6 +440,9 @@ mod tests {
         let mut source = source;
         assert_eq!(source.plan.rows[1].action, Action::PassOver);
         let (approach, way) = (facing.target(0).unwrap(), facing.target(1).unwrap());
+        // Row 0 leads to the pass-over (row 1); no other row of the plan does.
+        assert_eq!(facing.pass_over_way(0), Some(way));
+        assert!((1..facing.plan.rows.len()).all(|r| facing.pass_over_way(r).is_none()));
         let off = |deg: f64| Pose2 {
             yaw: way.yaw + deg.to_radians(),
             ..approach

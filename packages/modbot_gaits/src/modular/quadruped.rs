@@ -488,6 +488,24 @@ impl QuadGoto {
             .is_some_and(|tol| self.heading_error(obs).abs() > tol && self.turn_cycles < TURN_MAX_CYCLES)
     }
 
+    /// At the goal: when still to turn ([`QuadGoto::must_turn`]), turns (again) on the spot
+    /// toward the goal yaw, from the next step on, and says so.
+    fn turn_if_off(&mut self, obs: &Observation<'_>) -> bool {
+        if !self.must_turn(obs) {
+            return false;
+        }
+        self.phase = QuadGotoPhase::Aligning;
+        self.walk.set_gait(turn_on_the_spot(self.heading_error(obs)));
+        self.decisions += 1;
+        true
+    }
+
+    /// Stands: the stance from the next step on.
+    fn stop(&mut self) {
+        self.phase = QuadGotoPhase::Stopping;
+        self.walk.set_gait(QuadGait::Stand);
+    }
+
     /// The gait being walked.
     pub fn gait(&self) -> QuadGait {
         self.walk.gait()
@@ -530,15 +548,8 @@ impl Controller for QuadGoto {
     fn step(&mut self, _dt: f64, obs: &Observation<'_>, out: &mut [JointTarget]) {
         let q = obs.positions;
         let (d, _) = self.goal.range_bearing(&obs.base);
-        if self.phase == QuadGotoPhase::Walking && d <= self.stop_distance {
-            if self.must_turn(obs) {
-                self.phase = QuadGotoPhase::Aligning;
-                self.walk.set_gait(turn_on_the_spot(self.heading_error(obs)));
-                self.decisions += 1;
-            } else {
-                self.phase = QuadGotoPhase::Stopping;
-                self.walk.set_gait(QuadGait::Stand);
-            }
+        if self.phase == QuadGotoPhase::Walking && d <= self.stop_distance && !self.turn_if_off(obs) {
+            self.stop();
         }
         match self.phase {
             QuadGotoPhase::Walking => {
@@ -555,12 +566,8 @@ impl Controller for QuadGoto {
                     self.phase = QuadGotoPhase::Walking;
                 } else if self.walk.advance(q) {
                     self.turn_cycles += 1;
-                    if self.must_turn(obs) {
-                        self.walk.set_gait(turn_on_the_spot(self.heading_error(obs)));
-                        self.decisions += 1;
-                    } else {
-                        self.phase = QuadGotoPhase::Stopping;
-                        self.walk.set_gait(QuadGait::Stand);
+                    if !self.turn_if_off(obs) {
+                        self.stop();
                     }
                 }
             }
@@ -568,11 +575,7 @@ impl Controller for QuadGoto {
                 if self.walk.advance(q) {
                     // Going to the stance from a turn moves the legs with every foot down and
                     // turns the body a little more: standing, it checks again.
-                    if self.must_turn(obs) {
-                        self.phase = QuadGotoPhase::Aligning;
-                        self.walk.set_gait(turn_on_the_spot(self.heading_error(obs)));
-                        self.decisions += 1;
-                    } else {
+                    if !self.turn_if_off(obs) {
                         self.phase = QuadGotoPhase::Done;
                     }
                 }
