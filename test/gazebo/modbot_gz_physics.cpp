@@ -19,11 +19,21 @@
 //   (speed = kp (target - angle) from the angle of this step, clipped to the URDF velocity
 //   limit, packages/modbot_sim/src/robot.rs `Servo`), for explaining differences.
 //
+// Closed loop (`--controller modbot control GAIT --robot R ...`): instead of a trajectory,
+// a modbot controller runs as a child process and is asked at every controller-manager
+// update, over its line protocol (packages/modbot/src/control_cmd.rs), for the joint
+// targets given the robot's state: the gait node's logic driving the physics, as it drives
+// gz-sim over ROS. Joints it names as velocity joints take its speeds as gz_ros2_control's
+// velocity command interface does (the joint velocity command, every step). Cycles end when
+// it says one has completed; `--reference base` measures the root link's origin (the
+// wheel-foot robots' reference point) instead of the CoM.
+//
 // Output: one JSON object on stdout.
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
@@ -35,6 +45,10 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <Eigen/Geometry>
 
@@ -97,6 +111,15 @@ std::string Usage()
                       DART only, for experiments: ode (the plugin's, default), fcl,
                       fcl-primitive, bullet or dart
   --lcp-solver S      DART only, for experiments: dantzig (the plugin's, default) or pgs
+  --reference R       com (default) or base: what a step measures, the CoM or the root
+                      link's origin (the wheel-foot robots' reference point)
+  --start-at-targets  with --controller: the model starts with its position joints at the
+                      controller's first targets (gz_ros2_control's initial_value), e.g. the
+                      quadruped's stance; spawn it at the height of that pose (--z)
+  --controller CMD... the rest of the command line is a modbot controller to run closed
+                      loop (`modbot control GAIT --robot R`); then --cycles counts the cycles
+                      it reports, after --warmup of them, and --duration (default 120 s) is the
+                      longest the run may take
 )";
 }
 
@@ -104,6 +127,9 @@ struct Options
 {
   std::string world, robot, trajectory, plugin, samples, headLink;
   std::string collisionDetector, lcpSolver;  // empty: the plugin's own
+  std::string reference = "com";
+  std::vector<std::string> controller;  // argv of a closed-loop controller
+  bool startAtTargets = false;
   double duration = -1, step = -1, x = 0, y = 0, z = 0.05, yawDeg = 0;
   std::string law = "gz_ros2_control";
   double updateRate = 100, gain = 0.1, kp = 8.6;
@@ -125,6 +151,18 @@ Options Parse(int argc, char **argv)
       std::cout << Usage();
       std::exit(0);
     }
+    if (a == "--controller")
+    {
+      o.controller.assign(argv + i + 1, argv + argc);
+      if (o.controller.empty())
+        Fail("--controller needs a command");
+      break;
+    }
+    if (a == "--start-at-targets")
+    {
+      o.startAtTargets = true;
+      continue;
+    }
     if (i + 1 >= argc)
       Fail("option " + a + " needs a value\n" + Usage());
     std::string v = argv[++i];
@@ -142,6 +180,7 @@ Options Parse(int argc, char **argv)
     else if (a == "--samples") o.samples = v;
     else if (a == "--head-link") o.headLink = v;
     else if (a == "--law") o.law = v;
+    else if (a == "--reference") o.reference = v;
     else if (a == "--collision-detector") o.collisionDetector = v;
     else if (a == "--lcp-solver") o.lcpSolver = v;
     else if (a == "--duration") num(o.duration);
@@ -163,6 +202,12 @@ Options Parse(int argc, char **argv)
     Fail("--world and --robot are required\n" + Usage());
   if (o.law != "gz_ros2_control" && o.law != "servo")
     Fail("--law must be gz_ros2_control or servo, not " + o.law);
+  if (o.reference != "com" && o.reference != "base")
+    Fail("--reference must be com or base, not " + o.reference);
+  if (o.startAtTargets && o.controller.empty())
+    Fail("--start-at-targets needs --controller");
+  if (!o.controller.empty() && !o.trajectory.empty())
+    Fail("--trajectory and --controller exclude each other");
   if (o.updateRate <= 0 || o.warmup < 0 || o.cycles < 0)
     Fail("--update-rate must be > 0, --warmup and --cycles >= 0");
   return o;
@@ -232,6 +277,7 @@ struct Sample
 {
   double t;
   Eigen::Vector3d com;
+  Eigen::Vector3d point;  // what a step measures: the CoM or the root's origin (--reference)
   double heading, roll;
   double tiltDeg;
   bool finite;
@@ -263,12 +309,118 @@ std::string Str(const std::string &_s)
   return o + "\"";
 }
 
+/// A closed-loop controller in a child process, spoken to over its standard input and output
+/// with modbot's control protocol (packages/modbot/src/control_cmd.rs).
+class ChildController
+{
+public:
+  std::vector<std::string> names;
+  std::vector<bool> velocity;
+
+  explicit ChildController(const std::vector<std::string> &_argv) : command(_argv.front())
+  {
+    int toChild[2], fromChild[2];
+    if (pipe(toChild) != 0 || pipe(fromChild) != 0)
+      Fail("cannot make the controller's pipes");
+    pid = fork();
+    if (pid < 0)
+      Fail("cannot start the controller " + command);
+    if (pid == 0)
+    {
+      dup2(toChild[0], 0);
+      dup2(fromChild[1], 1);
+      for (int fd : {toChild[0], toChild[1], fromChild[0], fromChild[1]})
+        close(fd);
+      std::vector<char *> args;
+      for (const auto &a : _argv)
+        args.push_back(const_cast<char *>(a.c_str()));
+      args.push_back(nullptr);
+      execvp(args[0], args.data());
+      std::cerr << "modbot_gz_physics: cannot run " << command << std::endl;
+      _exit(127);
+    }
+    close(toChild[0]);
+    close(fromChild[1]);
+    out = fdopen(toChild[1], "w");
+    in = fdopen(fromChild[0], "r");
+    std::istringstream h(ReadLine());
+    std::string magic;
+    int version = 0;
+    std::size_t n = 0;
+    if (!(h >> magic >> version >> n) || magic != "modbot-control" || version != 1)
+      Fail(command + " did not start with a modbot-control 1 header");
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      std::string word;
+      if (!(h >> word))
+        Fail("the controller's header names fewer than its " + std::to_string(n) + " joints");
+      const auto colon = word.rfind(':');
+      const std::string mode = colon == std::string::npos ? "" : word.substr(colon + 1);
+      if (mode != "position" && mode != "velocity")
+        Fail("the controller's header: `" + word + "` is not name:position or name:velocity");
+      names.push_back(word.substr(0, colon));
+      velocity.push_back(mode == "velocity");
+    }
+  }
+
+  ~ChildController()
+  {
+    if (out)
+      std::fclose(out);
+    if (in)
+      std::fclose(in);
+    if (pid > 0)
+      waitpid(pid, nullptr, 0);
+  }
+
+  /// One tick: the state line out, the completed cycles and one target per joint back.
+  void Tick(const std::string &_state, long &_cycles, std::vector<double> &_targets)
+  {
+    std::fputs(_state.c_str(), out);
+    std::fputc('\n', out);
+    std::fflush(out);
+    std::istringstream r(ReadLine());
+    if (!(r >> _cycles) || _cycles < 0)
+      Fail("the controller's answer does not start with its cycle count");
+    _targets.resize(names.size());
+    for (auto &t : _targets)
+      if (!(r >> t) || !std::isfinite(t))
+        Fail("the controller's answer holds fewer than " + std::to_string(names.size()) +
+             " finite targets");
+  }
+
+private:
+  std::string command;
+  pid_t pid = -1;
+  FILE *out = nullptr, *in = nullptr;
+
+  std::string ReadLine()
+  {
+    char *line = nullptr;
+    std::size_t cap = 0;
+    const ssize_t len = getline(&line, &cap, in);
+    if (len < 0)
+    {
+      std::free(line);
+      int status = 0;
+      waitpid(pid, &status, 0);
+      pid = -1;
+      Fail("the controller " + command + " stopped (exit status " +
+           std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + "; its message is above)");
+    }
+    std::string s(line, static_cast<std::size_t>(len));
+    std::free(line);
+    return s;
+  }
+};
+
 }  // namespace
 
 int main(int argc, char **argv)
 {
   harness::Program() = "modbot_gz_physics";
   const Options opt = Parse(argc, argv);
+  std::signal(SIGPIPE, SIG_IGN);  // a controller that has stopped is reported, not a signal
   const auto wallStart = std::chrono::steady_clock::now();
 
   // The world, as gz-sim reads it.
@@ -333,12 +485,16 @@ int main(int argc, char **argv)
     int column = -1;  // trajectory column, -1: held
     double lower, upper, effort, velocity;
     double posRead = 0, cmd = 0;
+    bool speed = false;  // a closed-loop controller's velocity joint: cmd is its speed
     double maxSpeed = 0, maxErr = 0, sumErr2 = 0;
     long errCount = 0;
   };
   Trajectory traj;
   if (!opt.trajectory.empty())
     traj = ReadTrajectory(opt.trajectory);
+  std::unique_ptr<ChildController> controller;
+  if (!opt.controller.empty())
+    controller = std::make_unique<ChildController>(opt.controller);
   std::vector<JointInfo> joints;
   std::map<std::string, std::string> childOf;
   for (uint64_t i = 0; i < sdfModel.JointCount(); ++i)
@@ -359,6 +515,13 @@ int main(int argc, char **argv)
     for (std::size_t c = 0; c < traj.joints.size(); ++c)
       if (traj.joints[c] == ji.name)
         ji.column = static_cast<int>(c);
+    if (controller)
+      for (std::size_t c = 0; c < controller->names.size(); ++c)
+        if (controller->names[c] == ji.name)
+        {
+          ji.column = static_cast<int>(c);
+          ji.speed = controller->velocity[c];
+        }
     ji.posRead = ji.joint->GetPosition(0);
     ji.cmd = ji.posRead;
     joints.push_back(ji);
@@ -372,6 +535,20 @@ int main(int argc, char **argv)
       Fail("the trajectory names joint " + name + ", which " + opt.robot +
            " has not (or it is fixed)");
   }
+  // The controller's joints in its order (each must be one of the model's).
+  std::vector<JointInfo *> controlled;
+  if (controller)
+    for (const auto &name : controller->names)
+    {
+      JointInfo *found = nullptr;
+      for (auto &j : joints)
+        if (j.name == name)
+          found = &j;
+      if (!found)
+        Fail("the controller drives joint " + name + ", which " + opt.robot +
+             " has not (or it is fixed)");
+      controlled.push_back(found);
+    }
 
   // The head point: --head-link, else the child of the last trajectory joint.
   std::string headName = opt.headLink;
@@ -383,7 +560,7 @@ int main(int argc, char **argv)
 
   double duration = opt.duration;
   if (duration <= 0)
-    duration = traj.times.empty() ? 2.0 : traj.times.back();
+    duration = controller ? 120.0 : traj.times.empty() ? 2.0 : traj.times.back();
 
   const long stepsPerUpdate =
       std::max(1L, std::lround(1.0 / (opt.updateRate * step)));
@@ -408,6 +585,7 @@ int main(int argc, char **argv)
     }
     s.com = c / totalMass;
     const Eigen::Isometry3d root = rootLink->FrameDataRelativeToWorld().pose;
+    s.point = opt.reference == "base" ? Eigen::Vector3d(root.translation()) : s.com;
     const Eigen::Vector3d tail = root.translation();
     Eigen::Vector3d head = tail + root.linear() * Eigen::Vector3d::UnitX();
     if (headLink)
@@ -455,16 +633,48 @@ int main(int argc, char **argv)
     samplesOut << "\n";
   };
 
-  // The controller-manager update at t = 0: read, then the command.
+  // The controller-manager update at t = 0: read, then the command. A closed-loop
+  // controller is sent the state and answers the targets; its cycle ends are the marks.
+  std::vector<double> marks{0.0};
+  long cyclesDone = 0;
+  std::vector<double> targets;
   auto update = [&](double _t) {
     for (auto &j : joints)
     {
       j.posRead = j.joint->GetPosition(0);
-      if (j.column >= 0)
+      if (j.column >= 0 && !controller)
         j.cmd = traj.At(_t)[static_cast<std::size_t>(j.column)];
     }
+    if (!controller)
+      return;
+    const Eigen::Isometry3d root = rootLink->FrameDataRelativeToWorld().pose;
+    const Eigen::Quaterniond q(root.linear());
+    std::ostringstream line;
+    line << std::setprecision(17) << _t << " " << root.translation().x() << " "
+         << root.translation().y() << " " << root.translation().z() << " " << q.w() << " "
+         << q.x() << " " << q.y() << " " << q.z();
+    for (const JointInfo *j : controlled)
+      line << " " << j->posRead;
+    for (const JointInfo *j : controlled)
+      line << " " << j->joint->GetVelocity(0);
+    controller->Tick(line.str(), cyclesDone, targets);
+    for (std::size_t c = 0; c < controlled.size(); ++c)
+      controlled[c]->cmd = targets[c];
+    while (static_cast<long>(marks.size()) - 1 < cyclesDone)
+      marks.push_back(_t);
   };
+  const bool closedLoopMeasure = controller && opt.cycles > 0;
   update(0.0);
+  if (opt.startAtTargets)
+  {
+    // The first targets become the initial state (read again; the first commands stand).
+    for (JointInfo *j : controlled)
+      if (!j->speed)
+        j->joint->SetPosition(0, j->cmd);
+    for (auto &j : joints)
+      j.posRead = j.joint->GetPosition(0);
+    samples.back() = measure(0.0, nullptr, up0);
+  }
   writeSample(samples.back());
 
   double maxLinkHeight = -std::numeric_limits<double>::infinity();
@@ -477,6 +687,8 @@ int main(int argc, char **argv)
       double v = 0;
       if (j.column < 0)
         v = 0.0;  // gz_ros2_control's hold_joints: no command for this joint
+      else if (j.speed)
+        v = j.cmd;  // the velocity command interface: the speed itself
       else if (opt.law == "gz_ros2_control")
         v = kpGz * (j.cmd - j.posRead);
       else
@@ -488,7 +700,8 @@ int main(int argc, char **argv)
     }
     world->Step(output, state, input);
     const double t = k * step;
-    if (t >= opt.warmup * opt.period - 1e-9)
+    if (closedLoopMeasure ? static_cast<long>(marks.size()) - 1 >= opt.warmup
+                          : t >= opt.warmup * opt.period - 1e-9)
       CountContacts(world, contacts);
     for (auto &j : joints)
     {
@@ -502,7 +715,7 @@ int main(int argc, char **argv)
       finite = finite && s.finite;
       for (auto &j : joints)
       {
-        if (j.column < 0)
+        if (j.column < 0 || j.speed)
           continue;
         const double e = std::abs(j.cmd - j.joint->GetPosition(0));
         if (std::isfinite(e))
@@ -519,6 +732,8 @@ int main(int argc, char **argv)
       writeSample(s);
       if (!finite)
         break;
+      if (closedLoopMeasure && static_cast<long>(marks.size()) - 1 >= opt.warmup + opt.cycles)
+        break;  // the cycles asked for are done
     }
   }
   const double wall =
@@ -527,14 +742,23 @@ int main(int argc, char **argv)
   // The protocol: boundaries at k * period, the first sample at or after each.
   std::ostringstream cyclesJson;
   bool measured = false;
-  double localX = 0, localY = 0;
+  double localX = 0, localY = 0, meanChord = 0;
   double stepX = NAN, stepY = NAN, headingPerCycle = NAN, rollPerCycle = NAN;
   double hMin = INFINITY, hMax = -INFINITY, hSum = 0, rollMin = INFINITY, rollMax = -INFINITY;
   long hCount = 0;
   double tiltMax = 0;
   for (const auto &s : samples)
     tiltMax = std::max(tiltMax, s.tiltDeg);
-  if (opt.period > 0 && opt.cycles > 0)
+  // Cycle k's start: k periods, or a closed-loop controller's k-th cycle end.
+  auto boundary = [&](int _k) {
+    if (!controller)
+      return _k * opt.period;
+    return _k < static_cast<int>(marks.size()) ? marks[static_cast<std::size_t>(_k)] : INFINITY;
+  };
+  const bool enoughCycles =
+      controller ? static_cast<int>(marks.size()) - 1 >= opt.warmup + opt.cycles : opt.period > 0;
+  double periodMeasured = opt.period;
+  if (enoughCycles && opt.cycles > 0)
   {
     auto at = [&](double _t) -> const Sample * {
       for (const auto &s : samples)
@@ -544,27 +768,29 @@ int main(int argc, char **argv)
     };
     const double gamma0 = samples.front().heading;
     auto body = [&](const Sample &_b, const Sample &_a) {
-      const double dx = _b.com.x() - _a.com.x(), dy = _b.com.y() - _a.com.y();
+      const double dx = _b.point.x() - _a.point.x(), dy = _b.point.y() - _a.point.y();
       return std::make_pair(std::cos(gamma0) * dx + std::sin(gamma0) * dy,
                             -std::sin(gamma0) * dx + std::cos(gamma0) * dy);
     };
-    const Sample *s0 = at(opt.warmup * opt.period);
-    const Sample *s1 = at((opt.warmup + opt.cycles) * opt.period);
+    const Sample *s0 = at(boundary(opt.warmup));
+    const Sample *s1 = at(boundary(opt.warmup + opt.cycles));
+    periodMeasured = (boundary(opt.warmup + opt.cycles) - boundary(opt.warmup)) / opt.cycles;
     if (s0 && s1)
     {
       measured = true;
       cyclesJson << "[";
       for (int c = 0; c < opt.cycles; ++c)
       {
-        const Sample *a = at((opt.warmup + c) * opt.period);
-        const Sample *b = at((opt.warmup + c + 1) * opt.period);
+        const Sample *a = at(boundary(opt.warmup + c));
+        const Sample *b = at(boundary(opt.warmup + c + 1));
         auto [dx, dy] = body(*b, *a);
         // The same step in the body frame of the cycle's start (heading at its start).
-        const double ddx = b->com.x() - a->com.x(), ddy = b->com.y() - a->com.y();
+        const double ddx = b->point.x() - a->point.x(), ddy = b->point.y() - a->point.y();
         const double lx = std::cos(a->heading) * ddx + std::sin(a->heading) * ddy;
         const double ly = -std::sin(a->heading) * ddx + std::cos(a->heading) * ddy;
         localX += lx / opt.cycles;
         localY += ly / opt.cycles;
+        meanChord += std::hypot(lx, ly) / opt.cycles;
         cyclesJson << (c ? ", " : "") << "{\"dx_m\": " << Num(dx) << ", \"dy_m\": " << Num(dy) << ", \"local_dx_m\": " << Num(lx)
                    << ", \"local_dy_m\": " << Num(ly)
                    << ", \"dheading_deg\": " << Num((b->heading - a->heading) * 180 / M_PI)
@@ -606,6 +832,12 @@ int main(int argc, char **argv)
   j << "  \"spawn\": {\"xyz\": " << Vec(Eigen::Vector3d(opt.x, opt.y, opt.z))
     << ", \"yaw_deg\": " << Num(opt.yawDeg) << "},\n";
   j << "  \"physics_step_s\": " << Num(step) << ",\n";
+  j << "  \"reference\": " << Str(opt.reference) << ",\n";
+  if (controller)
+  {
+    j << "  \"controller\": " << Str(opt.controller.front()) << ",\n";
+    j << "  \"cycles_completed\": " << cyclesDone << ",\n";
+  }
   j << "  \"dart\": " << Str(dartSetup) << ",\n";
   if (contacts.steps > 0)
   {
@@ -647,11 +879,12 @@ int main(int argc, char **argv)
   j << "  \"max_link_height_m\": " << Num(maxLinkHeight) << ",\n";
   if (measured)
   {
-    j << "  \"report\": {\"period_s\": " << Num(opt.period) << ", \"warmup_cycles\": "
+    j << "  \"report\": {\"period_s\": " << Num(periodMeasured) << ", \"warmup_cycles\": "
       << opt.warmup << ", \"cycles\": " << opt.cycles << ", \"step_x_m\": " << Num(stepX)
       << ", \"step_y_m\": " << Num(stepY)
       << ", \"step_m\": " << Num(std::hypot(stepX, stepY))
       << ", \"local_step_x_m\": " << Num(localX) << ", \"local_step_y_m\": " << Num(localY)
+      << ", \"mean_chord_m\": " << Num(meanChord)
       << ", \"heading_change_deg\": " << Num(headingPerCycle)
       << ", \"roll_per_cycle_deg\": " << Num(rollPerCycle)
       << ", \"roll_range_deg\": " << Num((rollMax - rollMin) * 180 / M_PI)

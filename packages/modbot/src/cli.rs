@@ -24,6 +24,15 @@ pub enum Command {
     },
     /// Write the joint trajectory of a gait (CSV or JSON) for a robot or another simulator to replay.
     Gait(crate::gait_cmd::GaitArgs),
+    /// Drive a simulator outside modbot with a gait's controller: one line per control tick
+    /// over standard input and output (the Gazebo physics harness, test/gazebo, uses it).
+    ///
+    /// modbot first writes `modbot-control 1 N name:position|velocity ...` (the joints in
+    /// order); then for each line `t x y z qw qx qy qz q1 .. qN w1 .. wN` (time, s; the root
+    /// link's pose in the world; joint positions, rad; velocities, rad/s) it answers
+    /// `cycles c1 .. cN` (completed cycles, then one target per joint: rad, or rad/s for a
+    /// velocity joint). The end of the input ends it; a malformed line exits with 2.
+    Control(crate::control_cmd::ControlArgs),
     /// Generate descriptions: URDF, ros2_control controllers, ros_gz bridge, SDF worlds.
     Export(crate::export_cmd::ExportArgs),
     /// Run a gait on the embedded simulator and measure it (the main job).
@@ -96,6 +105,7 @@ pub fn run(cli: Cli) -> Result<()> {
             clap_complete::generate(shell, &mut Cli::command(), "modbot", &mut text);
             crate::common::emit(text)
         }
+        Command::Control(args) => crate::control_cmd::run(&args),
         Command::Export(args) => crate::export_cmd::run(&args),
         Command::Run(args) => crate::run_cmd::run(&args),
         Command::Sweep(args) => crate::sweep_cmd::run(&args),

@@ -6,6 +6,7 @@ mod bench_ros;
 mod calibrate_cmd;
 mod cli;
 mod common;
+mod control_cmd;
 mod export_cmd;
 mod gait_cmd;
 #[cfg(feature = "ros")]

@@ -1658,3 +1658,54 @@ fn mission_reaches_the_target_and_writes_its_run_folder() {
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
+
+/// `modbot control` over pipes as an outside simulator drives it: the header, one answer per
+/// state line; a bad line is refused naming the field (exit 2) after the good ones were
+/// answered, and a refused gait or robot never prints the header.
+#[test]
+fn control_answers_state_lines_and_refuses_bad_ones() {
+    use std::io::Write;
+    let spawn = |args: &[&str], input: String| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_modbot"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run modbot control");
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    // pp:2 (two position joints): a line is t, pose (7), 2 positions, 2 velocities.
+    let good = "0 0 0 0 1 0 0 0 0 0 0 0\n0.01 0 0 0 1 0 0 0 0 0 0 0\n";
+    let o = spawn(&["control", "caterpillar", "--robot", "pp:2"], good.to_string());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0], "modbot-control 1 2 joint_1:position joint_2:position",
+        "{out}"
+    );
+    assert_eq!(lines.len(), 3, "{out}");
+    for l in &lines[1..] {
+        let words: Vec<f64> = l.split(' ').map(|w| w.parse().unwrap()).collect();
+        assert_eq!(words.len(), 3, "{l}");
+        assert!(words.iter().all(|w| w.is_finite()), "{l}");
+    }
+    let o = spawn(
+        &["control", "caterpillar", "--robot", "pp:2"],
+        format!("{good}0.02 0 0 0 1 0 0 0 0 inf 0 0\n"),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("line 3: the position of `joint_2` is inf"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stdout(&o).lines().count(), 3, "the good lines were answered");
+    assert_refused(&[
+        (vec!["control", "gallop", "--robot", "quadruped"], "no gait `gallop`"),
+        (vec!["control", "trot", "--robot", "quadruped", "--rate", "0"], "--rate"),
+        (vec!["control", "trot", "--robot", "hexapod"], "hexapod"),
+    ]);
+}
