@@ -113,9 +113,9 @@ std::string Usage()
   --lcp-solver S      DART only, for experiments: dantzig (the plugin's, default) or pgs
   --reference R       com (default) or base: what a step measures, the CoM or the root
                       link's origin (the wheel-foot robots' reference point)
-  --start-at-targets  with --controller: the model starts with its position joints at the
-                      controller's first targets (gz_ros2_control's initial_value), e.g. the
-                      quadruped's stance; spawn it at the height of that pose (--z)
+  --initial NAME=RAD  a joint's initial position, as gz_ros2_control sets it from the
+                      URDF's initial_value (run.py passes them; repeat for each joint); spawn
+                      the model at the height of that pose (--z)
   --controller CMD... the rest of the command line is a modbot controller to run closed
                       loop (`modbot control GAIT --robot R`); then --cycles counts the cycles
                       it reports, after --warmup of them, and --duration (default 120 s) is the
@@ -129,7 +129,7 @@ struct Options
   std::string collisionDetector, lcpSolver;  // empty: the plugin's own
   std::string reference = "com";
   std::vector<std::string> controller;  // argv of a closed-loop controller
-  bool startAtTargets = false;
+  std::vector<std::pair<std::string, double>> initial;  // --initial NAME=RAD
   double duration = -1, step = -1, x = 0, y = 0, z = 0.05, yawDeg = 0;
   std::string law = "gz_ros2_control";
   double updateRate = 100, gain = 0.1, kp = 8.6;
@@ -158,11 +158,6 @@ Options Parse(int argc, char **argv)
         Fail("--controller needs a command");
       break;
     }
-    if (a == "--start-at-targets")
-    {
-      o.startAtTargets = true;
-      continue;
-    }
     if (i + 1 >= argc)
       Fail("option " + a + " needs a value\n" + Usage());
     std::string v = argv[++i];
@@ -181,6 +176,16 @@ Options Parse(int argc, char **argv)
     else if (a == "--head-link") o.headLink = v;
     else if (a == "--law") o.law = v;
     else if (a == "--reference") o.reference = v;
+    else if (a == "--initial")
+    {
+      const auto eq = v.find('=');
+      char *end = nullptr;
+      const double q = eq == std::string::npos ? NAN : std::strtod(v.c_str() + eq + 1, &end);
+      if (eq == std::string::npos || eq == 0 || end == v.c_str() + eq + 1 || *end != '\0' ||
+          !std::isfinite(q))
+        Fail("--initial " + v + ": expected NAME=RAD with a finite angle");
+      o.initial.emplace_back(v.substr(0, eq), q);
+    }
     else if (a == "--collision-detector") o.collisionDetector = v;
     else if (a == "--lcp-solver") o.lcpSolver = v;
     else if (a == "--duration") num(o.duration);
@@ -204,8 +209,6 @@ Options Parse(int argc, char **argv)
     Fail("--law must be gz_ros2_control or servo, not " + o.law);
   if (o.reference != "com" && o.reference != "base")
     Fail("--reference must be com or base, not " + o.reference);
-  if (o.startAtTargets && o.controller.empty())
-    Fail("--start-at-targets needs --controller");
   if (!o.controller.empty() && !o.trajectory.empty())
     Fail("--trajectory and --controller exclude each other");
   if (o.updateRate <= 0 || o.warmup < 0 || o.cycles < 0)
@@ -526,6 +529,16 @@ int main(int argc, char **argv)
     ji.cmd = ji.posRead;
     joints.push_back(ji);
   }
+  // gz_ros2_control's initial_value: each joint set before the first step.
+  for (const auto &[name, q] : opt.initial)
+  {
+    auto it = std::find_if(joints.begin(), joints.end(),
+                           [&](const JointInfo &_j) { return _j.name == name; });
+    if (it == joints.end())
+      Fail("--initial names joint " + name + ", which " + opt.robot + " has not (or it is fixed)");
+    it->joint->SetPosition(0, q);
+    it->posRead = it->cmd = q;
+  }
   for (const auto &name : traj.joints)
   {
     bool found = false;
@@ -665,16 +678,6 @@ int main(int argc, char **argv)
   };
   const bool closedLoopMeasure = controller && opt.cycles > 0;
   update(0.0);
-  if (opt.startAtTargets)
-  {
-    // The first targets become the initial state (read again; the first commands stand).
-    for (JointInfo *j : controlled)
-      if (!j->speed)
-        j->joint->SetPosition(0, j->cmd);
-    for (auto &j : joints)
-      j.posRead = j.joint->GetPosition(0);
-    samples.back() = measure(0.0, nullptr, up0);
-  }
   writeSample(samples.back());
 
   double maxLinkHeight = -std::numeric_limits<double>::infinity();

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -46,16 +47,16 @@ TOLERANCE = 0.25
 # The closed-loop cases (record 0056): `modbot control` drives the physics through its line
 # protocol, as gait_node drives gz-sim, measured at the wheel-foot robots' reference point
 # (the root link's origin) over the cycles the controller reports: (name, robot, world,
-# gait, warm-up cycles, measured cycles, harness options). The quadruped starts in its
-# stance with the root at the stance's height: spawned flat on μ = 1 ground, DART's
-# sticking feet jam its legs while it stands up (the embedded simulator stands it up).
+# gait, warm-up cycles, measured cycles, harness options). Both start in the pose of their
+# robot files' initial_deg (the URDF's initial_value): the quadruped spawned flat on μ = 1
+# ground would jam its legs in DART while standing up.
 # They run modbot's servo law with the module's own gain (`servo_kp`), so that what differs
 # from the embedded simulator is the physics: with gz_ros2_control's default gain (kp = 10/s
 # against the module's 16.6/s) the quadruped's cycle is 1.22 s against 0.94 s, its step the
 # same within 7 %. Checks: the mean step per cycle (chord) and the cycle time within
 # TOLERANCE of the embedded simulator's.
 CLOSED_LOOP = [
-    ("trot", "quadruped", "wheelfoot_mu1", "trot", 2, 6, ["--start-at-targets", "--z", "0.055"]),
+    ("trot", "quadruped", "wheelfoot_mu1", "trot", 2, 6, []),
     ("drive", "wheeled", "wheelfoot_mu1", "drive", 1, 3, []),
 ]
 
@@ -127,10 +128,44 @@ def sh(cmd, **kw):
     return p
 
 
+def initial_values(urdf):
+    """The joints' initial positions as gz_ros2_control reads them: the `initial_value`
+    parameter of each joint's position state interface in the URDF's <ros2_control>
+    (record 0056); the zeros are left out (the model's own)."""
+    out = []
+    for joint in ET.parse(urdf).getroot().iter("joint"):
+        for state in joint.findall("state_interface"):
+            for param in state.findall("param"):
+                if state.get("name") == "position" and param.get("name") == "initial_value":
+                    value = float(param.text)
+                    if value != 0.0:
+                        out.append((joint.get("name"), value))
+    return out
+
+
+SPAWN_HEIGHTS = {}
+
+
+def spawn_height(args, robot):
+    """The -z that launch/gazebo.launch.yaml gives `ros_gz_sim create` for `robot`, m (5 cm,
+    or the root's height in the robot's initial pose + 5 mm), read from `modbot launch
+    --print`."""
+    if robot not in SPAWN_HEIGHTS:
+        p = sh([args.modbot, "launch", os.path.join(ROOT, "launch", "gazebo.launch.yaml"), f"robot:={robot}",
+                "gait:=", "--print"])
+        m = re.search(r"ros_gz_sim create .* -z ([-0-9.eE+]+)", p.stdout)
+        if not m:
+            raise SystemExit(f"`modbot launch launch/gazebo.launch.yaml robot:={robot} --print` names no spawn height")
+        SPAWN_HEIGHTS[robot] = float(m.group(1))
+    return SPAWN_HEIGHTS[robot]
+
+
 def harness(args, world_sdf, urdf, extra):
     x, y, z, yaw = robot_start(world_sdf[:-4] + ".yaml")
+    initial = [a for name, q in initial_values(urdf) for a in ("--initial", f"{name}={q!r}")]
+    dz = args.spawn_z if args.spawn_z is not None else spawn_height(args, os.path.basename(urdf)[:-5])
     cmd = [args.harness, "--world", world_sdf, "--robot", urdf,
-           "--x", str(x), "--y", str(y), "--z", str(z + args.spawn_z), "--yaw-deg", str(yaw)] + extra
+           "--x", str(x), "--y", str(y), "--z", str(z + dz), "--yaw-deg", str(yaw)] + initial + extra
     p = sh(cmd)
     try:
         return json.loads(p.stdout)
@@ -246,8 +281,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=2, help="cycles discarded (both simulators)")
     ap.add_argument("--cycles", type=int, default=10, help="cycles measured (both simulators)")
     ap.add_argument("--settle-s", type=float, default=1.0, help="settle time of the load checks, s")
-    ap.add_argument("--spawn-z", type=float, default=0.05,
-                    help="spawn height over the world's robot_start, m (launch/gazebo.launch.yaml: -z 0.05)")
+    ap.add_argument("--spawn-z", type=float, default=None,
+                    help="spawn height over the world's robot_start, m (default: launch/gazebo.launch.yaml's -z for the robot)")
     ap.add_argument("--law", default="gz_ros2_control", help="gz_ros2_control or servo")
     ap.add_argument("--only", default="", help="comma-separated gait cases to run, NAME or NAME:ROBOT (default all; 'none' skips them)")
     ap.add_argument("--no-settle", action="store_true", help="skip the load-and-settle checks")

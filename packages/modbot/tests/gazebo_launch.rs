@@ -186,6 +186,53 @@ fn element<'a>(block: &'a str, tag: &str) -> Option<&'a str> {
     Some(block[start..start + end].trim())
 }
 
+/// How far the launch's spawn height may be from [`spawn_height`], m (it is written to 1 mm).
+const SPAWN_Z_TOLERANCE_M: f64 = 0.001;
+
+/// Where gz-sim should spawn a shipped robot's root (m): 5 cm over the ground for a robot that
+/// starts flat; for one with an initial pose (its robot file's initial_deg), 5 mm over the
+/// root's height in that pose as the embedded simulator stands it on the ground (the first
+/// row of `modbot run`'s links.csv).
+fn spawn_height(robot: &str) -> f64 {
+    let t = modbot_core::Topology::resolve(robot, &modbot_core::ModuleCatalog::builtin())
+        .unwrap_or_else(|e| panic!("{robot}: {e}"));
+    if t.initial_positions().iter().all(|q| *q == 0.0) {
+        return 0.05;
+    }
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "spawn_height_{}_{}",
+        robot.replace(':', "_"),
+        std::process::id()
+    ));
+    let run = Command::new(env!("CARGO_BIN_EXE_modbot"))
+        .args([
+            "run",
+            "--robot",
+            robot,
+            "--gait",
+            "stand",
+            "--warmup",
+            "0",
+            "--cycles",
+            "1",
+            "--quiet",
+            "--no-replay",
+            "--force",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let text = std::fs::read_to_string(out.join("links.csv")).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let first: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let _ = std::fs::remove_dir_all(&out);
+    let col = head.iter().position(|c| *c == "base_link_z_m").unwrap();
+    first[col].parse::<f64>().unwrap() + 0.005
+}
+
 fn yaml(path: &Path) -> serde_yaml_ng::Value {
     serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap())
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -203,6 +250,7 @@ fn the_gazebo_launch_expands_to_files_that_exist_a_valid_urdf_and_matching_contr
     let root_s = root().display().to_string();
     let mut ros_types = BTreeSet::new();
     let mut robots = 0;
+    let mut spawn_z = std::collections::BTreeMap::new();
     for spec in modbot_description::STANDARD_ROBOTS {
         let robot = modbot_description::artifacts::robot(spec, &modbot_core::ModuleCatalog::builtin())
             .unwrap()
@@ -363,19 +411,25 @@ fn the_gazebo_launch_expands_to_files_that_exist_a_valid_urdf_and_matching_contr
             }
             assert_eq!(spawned, declared, "{at}: spawned controllers");
 
-            // ros_gz_sim create reads the namespaced robot_description.
+            // ros_gz_sim create reads the namespaced robot_description and spawns the model
+            // at its spawn height (record 0056).
             let create = l.nodes.iter().find(|n| n.pkg == "ros_gz_sim").unwrap();
+            let z = spawn_z.entry(robot.clone()).or_insert_with(|| spawn_height(spec));
             assert_eq!(
-                create.args,
+                create.args[..5],
                 [
                     "-topic",
                     &format!("{ns_prefix}/robot_description"),
                     "-name",
                     &robot,
                     "-z",
-                    "0.05"
                 ],
                 "{at}"
+            );
+            let given: f64 = create.args[5].parse().unwrap_or(f64::NAN);
+            assert!(
+                (given - *z).abs() <= SPAWN_Z_TOLERANCE_M,
+                "{at}: spawned at z = {given}, the robot's spawn height is {z:.4} m"
             );
 
             // The bridge.

@@ -594,6 +594,38 @@ mod tests {
         assert!(d.status().holding);
     }
 
+    /// The shipped six-module robots start (`initial_deg` of their robot files, the URDF's
+    /// `initial_value`) in the pose their `stand` gait holds: the quadruped's stance, the
+    /// wheeled vehicle's normal pose. The robot file and the gait code say it twice; this
+    /// keeps them one.
+    #[test]
+    fn the_six_module_robots_start_in_the_pose_they_stand_in() {
+        for robot in ["quadruped", "wheeled"] {
+            let mut d = driver(robot);
+            let names = d.topology().joint_names();
+            let initial = d.topology().initial_positions();
+            assert!(initial.iter().any(|q| *q != 0.0), "{robot} starts flat");
+            d.request(&req("stand")).unwrap_or_else(|e| panic!("{e}"));
+            d.observe_joints(&names, &initial, &[])
+                .unwrap_or_else(|e| panic!("{e}"));
+            d.observe_base(Isometry3::identity()).unwrap_or_else(|e| panic!("{e}"));
+            tick(&mut d);
+            for ((name, q0), target) in names.iter().zip(&initial).zip(d.output()) {
+                if d.layout()
+                    .velocity
+                    .contains(&names.iter().position(|n| n == name).unwrap_or(0))
+                {
+                    assert_eq!(*target, 0.0, "{robot}: wheel `{name}` still");
+                } else {
+                    assert!(
+                        (q0 - target).abs() < 1e-9,
+                        "{robot}: `{name}` starts at {q0}, stands at {target}"
+                    );
+                }
+            }
+        }
+    }
+
     /// A wheel-foot robot's gaits read the robot: nothing is sent before a joint state and
     /// a base pose; then the modular controller's angles and wheel speeds come out by
     /// interface; repeats are heartbeats, direction reverses through the gait's parameter,

@@ -40,6 +40,11 @@ pub struct ModuleInstance {
     /// and a wheel in another). Their commands are velocities.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub velocity_joints: Vec<String>,
+    /// Initial angles, deg, by kind joint (others start at 0): the pose both simulators
+    /// spawn the robot in — the embedded one, and Gazebo through gz_ros2_control's
+    /// `initial_value` — e.g. the quadruped's stance (decision record 0056).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub initial_deg: BTreeMap<String, f64>,
 }
 
 /// A rigid connection between two ports, written `module.port`.
@@ -140,6 +145,7 @@ impl RobotSpec {
                 kind: kind.to_string(),
                 joints: BTreeMap::from([("hinge".to_string(), format!("joint_{i}"))]),
                 velocity_joints: Vec::new(),
+                initial_deg: BTreeMap::new(),
             })
             .collect();
         let connections = (1..m)
@@ -232,6 +238,9 @@ pub struct Topology {
     pub kinds: BTreeMap<String, ModuleKind>,
 }
 
+/// The largest initial angle of a continuous joint, deg (one turn either way).
+pub const MAX_INITIAL_TURN_DEG: f64 = 360.0;
+
 /// The shipped robots that are not presets, by name (`--robot quadruped`): the wheel-foot
 /// module alone and its two six-module shapes (spec seed-000 §2–§3). Compiled in from
 /// `config/robots/`, so the names work from any directory.
@@ -316,6 +325,29 @@ impl Topology {
                 }
                 if m.velocity_joints[..k].contains(v) {
                     return Err(CoreError::invalid(key, v, "a joint listed once"));
+                }
+            }
+            for (joint, &deg) in &m.initial_deg {
+                let key = format!("modules[{i}].initial_deg.{joint}");
+                let Some(j) = kind.joints.iter().find(|j| &j.name == joint) else {
+                    let known: Vec<_> = kind.joints.iter().map(|j| j.name.as_str()).collect();
+                    return Err(CoreError::invalid(
+                        key,
+                        joint,
+                        format!("a joint of kind `{}` ({})", m.kind, known.join(", ")),
+                    ));
+                };
+                let (lo, hi) = j.limits_rad();
+                let (lo, hi) = (
+                    lo.to_degrees().max(-MAX_INITIAL_TURN_DEG),
+                    hi.to_degrees().min(MAX_INITIAL_TURN_DEG),
+                );
+                if !(deg.is_finite() && (lo..=hi).contains(&deg)) {
+                    return Err(CoreError::invalid(
+                        key,
+                        deg,
+                        format!("an angle within the joint's limits, {lo} to {hi} deg"),
+                    ));
                 }
             }
             for j in &kind.joints {
@@ -524,6 +556,20 @@ impl Topology {
     /// The kind of module `i`.
     pub fn kind_of(&self, i: usize) -> &ModuleKind {
         &self.kinds[&self.modules[i].kind]
+    }
+
+    /// Each joint's initial angle (the robot file's `initial_deg`, else 0), rad, in joint
+    /// order.
+    pub fn initial_positions(&self) -> Vec<f64> {
+        self.joints()
+            .iter()
+            .map(|j| {
+                self.modules[j.module]
+                    .initial_deg
+                    .get(&j.def.name)
+                    .map_or(0.0, |d| d.to_radians())
+            })
+            .collect()
     }
 
     /// The robot's joints in command order: modules in file order, each kind's joints in

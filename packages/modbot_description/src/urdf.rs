@@ -202,7 +202,10 @@ fn document(topology: &Topology, config: &DescriptionConfig, xacro: bool) -> Res
     x.open("hardware", &[])
         .text("plugin", &[], "gz_ros2_control/GazeboSimSystem")
         .close();
-    for j in &joints {
+    // gz_ros2_control sets each joint to its `initial_value` when it starts: the robot
+    // file's initial pose (record 0056), 0 for the others.
+    let initial = topology.initial_positions();
+    for (j, q0) in joints.iter().zip(&initial) {
         x.open("joint", &[("name", j.name.clone())]);
         match j.def.actuator {
             Actuator::Position(_) => {
@@ -226,7 +229,7 @@ fn document(topology: &Topology, config: &DescriptionConfig, xacro: bool) -> Res
             }
         }
         x.open("state_interface", &[("name", "position".into())])
-            .text("param", &[("name", "initial_value".into())], "0.0")
+            .text("param", &[("name", "initial_value".into())], &initial_value(*q0))
             .close();
         x.empty("state_interface", &[("name", "velocity".into())]);
         x.close();
@@ -385,4 +388,10 @@ pub fn bridge_yaml(topology: &Topology) -> String {
         }
     }
     s
+}
+
+/// A joint's `initial_value` as written: "0.0" for the zero pose (the files as they were),
+/// else the angle.
+fn initial_value(q0: f64) -> String {
+    if q0 == 0.0 { "0.0".to_string() } else { num(q0) }
 }

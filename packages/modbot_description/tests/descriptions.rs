@@ -216,6 +216,38 @@ fn bad_robot_files_and_catalogs_are_refused_by_name() {
     );
 }
 
+/// A robot file's initial pose: each angle written into the URDF's gz_ros2_control
+/// `initial_value` (record 0056); an unknown joint, an angle beyond the joint's limits or
+/// not finite, refused naming the field.
+#[test]
+fn initial_poses_reach_the_urdf_and_bad_ones_are_refused() {
+    let c = ModuleCatalog::builtin();
+    let t = Topology::resolve("quadruped", &c).unwrap();
+    let text = urdf::urdf(&t, &DescriptionConfig::builtin()).unwrap();
+    let value = |joint: &str| {
+        let at = text
+            .find(&format!("<joint name=\"{joint}\">\n      <command_interface"))
+            .unwrap();
+        let rest = &text[at..];
+        let v = rest.find("initial_value\">").unwrap() + "initial_value\">".len();
+        rest[v..v + rest[v..].find('<').unwrap()].parse::<f64>().unwrap()
+    };
+    assert!((value("role1_back_joint1") + 90f64.to_radians()).abs() < 1e-12);
+    assert!((value("role3_back_joint1") - 60f64.to_radians()).abs() < 1e-12);
+    assert!((value("role3_back_joint2") - 30f64.to_radians()).abs() < 1e-12);
+    assert_eq!(value("role3_front_joint"), 0.0);
+    for (pose, needle) in [
+        ("{knee: 10}", "modules[0].initial_deg.knee"),
+        ("{back_joint1: 120}", "-100 to 100 deg"),
+        ("{back_joint2: .nan}", "modules[0].initial_deg.back_joint2"),
+        ("{front_joint: 400}", "-360 to 360 deg"),
+    ] {
+        let file = format!("name: r\nmodules:\n  - {{name: a, kind: wheelfoot, initial_deg: {pose}}}\n");
+        let e = Topology::from_yaml(&file, "r.yaml", &c).unwrap_err().to_string();
+        assert!(e.contains(needle) && e.contains("r.yaml"), "{pose}: {e}");
+    }
+}
+
 /// A module joined head to head (its hinge crossed against its kind's direction) and a
 /// wheel-like continuous velocity joint come out as URDF that reads back with the same
 /// kinematics, a `<limit>` without range for the wheel and a velocity controller.

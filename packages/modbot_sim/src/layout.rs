@@ -429,7 +429,14 @@ impl Layout {
             Translation3::new(start.xyz[0], start.xyz[1], 0.0),
             UnitQuaternion::from_axis_angle(&Vector3::z_axis(), start.yaw),
         );
-        let link_poses = model.forward(&BTreeMap::new(), &base);
+        // The joints at their initial angles (the robot file's initial pose, else zero).
+        let initial: BTreeMap<String, f64> = robot
+            .joint_names
+            .iter()
+            .cloned()
+            .zip(robot.initial.iter().copied())
+            .collect();
+        let link_poses = model.forward(&initial, &base);
         let mut min_z = f64::INFINITY;
         for (l, pose) in model.links.iter().zip(&link_poses) {
             for (origin, shape) in &l.collisions {

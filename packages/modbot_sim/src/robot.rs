@@ -83,6 +83,10 @@ pub struct SimRobot {
     pub link_friction: BTreeMap<String, f64>,
     /// Force sensors: (name, the link whose contact force it reads: the fixed joint's child).
     pub force_sensors: Vec<(String, String)>,
+    /// The angle each driven joint starts at (command order, rad): the robot file's
+    /// `initial_deg`, the URDF's gz_ros2_control `initial_value` (record 0056); zeros for a
+    /// plain URDF.
+    pub initial: Vec<f64>,
 }
 
 /// The index of `joint` among `names`, or an error listing the names.
@@ -122,6 +126,7 @@ impl SimRobot {
             .map(|i| topology.kind_of(i).contact.friction)
             .fold(f64::INFINITY, f64::min);
         let mut robot = Self::new(model, joints.iter().map(|j| j.name.clone()).collect(), drives, friction)?;
+        robot.initial = topology.initial_positions();
         for m in 0..topology.len() {
             let kind = topology.kind_of(m);
             for (l, link) in kind.links.iter().enumerate() {
@@ -170,9 +175,11 @@ impl SimRobot {
         self.drives[i] = drive;
         let link_friction = std::mem::take(&mut self.link_friction);
         let force_sensors = std::mem::take(&mut self.force_sensors);
+        let initial = std::mem::take(&mut self.initial);
         let mut robot = Self::new(self.model, self.joint_names, self.drives, self.friction)?;
         robot.link_friction = link_friction;
         robot.force_sensors = force_sensors;
+        robot.initial = initial;
         Ok(robot)
     }
 
@@ -234,6 +241,7 @@ impl SimRobot {
         if !(friction.is_finite() && friction >= 0.0) {
             return Err(bad(format!("friction = {friction}, expected a finite number >= 0")));
         }
+        let initial = vec![0.0; joint_names.len()];
         Ok(SimRobot {
             model,
             joint_names,
@@ -241,6 +249,7 @@ impl SimRobot {
             friction,
             link_friction: BTreeMap::new(),
             force_sensors: Vec::new(),
+            initial,
         })
     }
 }
