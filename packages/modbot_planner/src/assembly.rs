@@ -18,9 +18,7 @@
 //! plan rows) and ports by the module catalog's names (`F`, `L`, `R`, `BF`, `BS`).
 //! The choices where the thesis and its code disagree are in decision record 0046.
 
-use std::f64::consts::PI;
-
-use crate::sequencer::Pose2;
+use crate::sequencer::{Pose2, wrap_angle};
 
 /// Distance from a module's reference point to its DetPoint along its heading, m (§2.2).
 pub const DETPOINT_M: f64 = 0.102;
@@ -223,12 +221,6 @@ pub fn reference_frame(offset: Offset) -> (f64, f64, f64) {
     (offset.long_m + DETPOINT_M, offset.lat_m, offset.yaw_deg)
 }
 
-/// Wraps an angle into (−π, π].
-fn wrap(a: f64) -> f64 {
-    let d = a.rem_euclid(2.0 * PI);
-    if d > PI { d - 2.0 * PI } else { d }
-}
-
 /// The world pose of a target from Role#1's pose (its reference point and heading):
 /// DetPoint + R(γ₁)·(long, lat), heading γ₁ + γ (the source's goal for `move_single`).
 pub fn target_pose(role1: Pose2, offset: Offset) -> Pose2 {
@@ -237,7 +229,7 @@ pub fn target_pose(role1: Pose2, offset: Offset) -> Pose2 {
     Pose2 {
         x: role1.x + c * long - s * offset.lat_m,
         y: role1.y + s * long + c * offset.lat_m,
-        yaw: wrap(role1.yaw + offset.yaw_deg.to_radians()),
+        yaw: wrap_angle(role1.yaw + offset.yaw_deg.to_radians()),
     }
 }
 
@@ -487,7 +479,7 @@ mod tests {
         let role1 = pose(0.4, -0.2, 35.0);
         // Role#2 once linked: its plate on Role#1's, facing back.
         let role2 = Pose2 {
-            yaw: wrap(role1.yaw + PI),
+            yaw: wrap_angle(role1.yaw + std::f64::consts::PI),
             ..role1
         };
         for c in ["quadruped", "wheeled"] {
@@ -539,9 +531,12 @@ mod tests {
         let p = target_pose(pose(1.0, 2.0, 90.0), stage_offset("quadruped", 3, 1).unwrap());
         // Facing +y: long goes along +y, lat (−0.23, to the right) along +x.
         assert!(close(p.x, 1.23) && close(p.y, 2.0 + 0.137), "{p:?}");
-        assert!(close(p.yaw, PI), "{p:?}");
+        assert!(close(p.yaw, std::f64::consts::PI), "{p:?}");
         let p = target_pose(pose(0.0, 0.0, 0.0), stage_offset("wheeled", 2, 2).unwrap());
-        assert!(close(p.x, -0.010) && close(p.y, 0.0) && close(p.yaw, PI), "{p:?}");
+        assert!(
+            close(p.x, -0.010) && close(p.y, 0.0) && close(p.yaw, std::f64::consts::PI),
+            "{p:?}"
+        );
     }
 
     /// Six modules on the quadruped's stage-1 points around Module#4 (shuffled): Role#1 is

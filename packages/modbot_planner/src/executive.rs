@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::capabilities::Capabilities;
 use crate::grid::PlanError;
-use crate::sequencer::{Command, Pose2, Sequencer, SequencerSettings, Tick};
+use crate::sequencer::{Command, Pose2, Sequencer, SequencerSettings, Tick, wrap_angle};
 use crate::strategic::{self, Action};
 
 /// Why the executive refused a configuration or a plan.
@@ -159,10 +159,6 @@ pub struct Steering {
     pub turn: TurnModel,
 }
 
-fn wrap(a: f64) -> f64 {
-    (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
-}
-
 /// O_h changes in steps of this size (deg): every change restarts the gait's blend.
 const TURN_STEP_DEG: f64 = 2.5;
 
@@ -215,10 +211,10 @@ impl Steering {
         if d < 1e-9 {
             return (0.0, false);
         }
-        let alpha = wrap(dy.atan2(dx) - pose.yaw);
+        let alpha = wrap_angle(dy.atan2(dx) - pose.yaw);
         let reverse = alpha.abs() > std::f64::consts::FRAC_PI_2;
         let travel = if reverse {
-            wrap(alpha - std::f64::consts::PI)
+            wrap_angle(alpha - std::f64::consts::PI)
         } else {
             alpha
         };
@@ -683,8 +679,10 @@ mod tests {
                     (kappa - want).abs() < 1e-9,
                     "{err_deg}° at {d} m, yaw {yaw}: {kappa} vs {want}"
                 );
-                // The circle of curvature κ tangent to the body passes through the target.
-                if kappa != 0.0 {
+                // The circle of curvature κ tangent to the body passes through the target
+                // (a curvature of rounding size is a straight line: its circle's radius
+                // would be ~1e16 m).
+                if kappa.abs() > 1e-9 {
                     let (cx, cy) = (pose.x - yaw.sin() / kappa, pose.y + yaw.cos() / kappa);
                     let r = (target.x - cx).hypot(target.y - cy);
                     assert!((r - 1.0 / kappa.abs()).abs() < 1e-9, "{err_deg}° at {d} m");

@@ -9,6 +9,13 @@ use std::collections::BTreeMap;
 
 use crate::strategic::{Action, StrategicPlan};
 
+/// An angle wrapped into (−π, π], rad: the planner's one wrap (headings, bearings, errors).
+pub fn wrap_angle(a: f64) -> f64 {
+    use std::f64::consts::{PI, TAU};
+    let d = a.rem_euclid(TAU);
+    if d > PI { d - TAU } else { d }
+}
+
 /// A planar pose.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pose2 {
@@ -226,9 +233,7 @@ impl Sequencer {
         let dist = (target.x - pose.x).hypot(target.y - pose.y);
         // Wheeled sub-goals, the pass-under too, also align to the reference's heading (the
         // source's ±1°: its wheeled controller stays active through the low-pose pass).
-        let off = |yaw: f64| {
-            ((pose.yaw - yaw + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI).abs()
-        };
+        let off = |yaw: f64| wrap_angle(pose.yaw - yaw).abs();
         let mut aligned = row.configuration != "wheeled" || off(target.yaw) <= self.settings.yaw_rad;
         // A row that leads to a pass-over faces the way the pass-over climbs, when asked.
         if let Some(tolerance) = self.settings.pass_over_yaw_rad
@@ -267,6 +272,25 @@ mod tests {
     use super::*;
     use crate::strategic::source_decomposition;
     use modbot_core::Scenario;
+
+    #[test]
+    fn angles_wrap_into_minus_pi_to_pi() {
+        use std::f64::consts::PI;
+        for (a, want) in [
+            (0.0, 0.0),
+            (PI, PI),
+            (-PI, PI),
+            (3.0 * PI / 2.0, -PI / 2.0),
+            (-7.0 * PI, PI),
+            (0.1 - 4.0 * PI, 0.1),
+        ] {
+            assert!(
+                (wrap_angle(a) - want).abs() < 1e-12,
+                "wrap({a}) = {}, want {want}",
+                wrap_angle(a)
+            );
+        }
+    }
 
     /// A fake robot: moves towards its command at a speed, turns to align, and takes a
     /// fixed time to reconfigure.
