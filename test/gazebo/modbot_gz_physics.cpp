@@ -650,6 +650,8 @@ int main(int argc, char **argv)
   // controller is sent the state and answers the targets; its cycle ends are the marks.
   std::vector<double> marks{0.0};
   long cyclesDone = 0;
+  // Cycles with a mark (the controller's count, never taken back).
+  auto marked = [&] { return static_cast<long>(marks.size()) - 1; };
   std::vector<double> targets;
   auto update = [&](double _t) {
     for (auto &j : joints)
@@ -673,7 +675,7 @@ int main(int argc, char **argv)
     controller->Tick(line.str(), cyclesDone, targets);
     for (std::size_t c = 0; c < controlled.size(); ++c)
       controlled[c]->cmd = targets[c];
-    while (static_cast<long>(marks.size()) - 1 < cyclesDone)
+    while (marked() < cyclesDone)
       marks.push_back(_t);
   };
   const bool closedLoopMeasure = controller && opt.cycles > 0;
@@ -703,7 +705,7 @@ int main(int argc, char **argv)
     }
     world->Step(output, state, input);
     const double t = k * step;
-    if (closedLoopMeasure ? static_cast<long>(marks.size()) - 1 >= opt.warmup
+    if (closedLoopMeasure ? marked() >= opt.warmup
                           : t >= opt.warmup * opt.period - 1e-9)
       CountContacts(world, contacts);
     for (auto &j : joints)
@@ -735,7 +737,7 @@ int main(int argc, char **argv)
       writeSample(s);
       if (!finite)
         break;
-      if (closedLoopMeasure && static_cast<long>(marks.size()) - 1 >= opt.warmup + opt.cycles)
+      if (closedLoopMeasure && marked() >= opt.warmup + opt.cycles)
         break;  // the cycles asked for are done
     }
   }
@@ -756,10 +758,10 @@ int main(int argc, char **argv)
   auto boundary = [&](int _k) {
     if (!controller)
       return _k * opt.period;
-    return _k < static_cast<int>(marks.size()) ? marks[static_cast<std::size_t>(_k)] : INFINITY;
+    return _k <= marked() ? marks[static_cast<std::size_t>(_k)] : INFINITY;
   };
   const bool enoughCycles =
-      controller ? static_cast<int>(marks.size()) - 1 >= opt.warmup + opt.cycles : opt.period > 0;
+      controller ? marked() >= opt.warmup + opt.cycles : opt.period > 0;
   double periodMeasured = opt.period;
   if (enoughCycles && opt.cycles > 0)
   {

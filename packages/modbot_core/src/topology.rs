@@ -285,28 +285,25 @@ impl Topology {
             let kind = catalog
                 .kind(&m.kind)
                 .map_err(|e| bad(format!("module `{}`: {e}", m.name)))?;
+            // A key naming a joint the kind has not: refused listing the kind's joints.
+            let unknown_joint = |key: String, value: &str| {
+                let known: Vec<_> = kind.joints.iter().map(|j| j.name.as_str()).collect();
+                CoreError::invalid(
+                    key,
+                    value,
+                    format!("a joint of kind `{}` ({})", m.kind, known.join(", ")),
+                )
+            };
             for (from, to) in &m.joints {
                 if !kind.joints.iter().any(|j| &j.name == from) {
-                    let known: Vec<_> = kind.joints.iter().map(|j| j.name.as_str()).collect();
-                    return Err(CoreError::invalid(
-                        format!("modules[{i}].joints.{from}"),
-                        to,
-                        format!("a joint of kind `{}` ({})", m.kind, known.join(", ")),
-                    ));
+                    return Err(unknown_joint(format!("modules[{i}].joints.{from}"), to));
                 }
                 check_name(&format!("modules[{i}].joints.{from}"), to)?;
             }
             for (k, v) in m.velocity_joints.iter().enumerate() {
-                let known: Vec<_> = kind.joints.iter().map(|j| j.name.as_str()).collect();
                 let key = format!("modules[{i}].velocity_joints[{k}]");
                 match kind.joints.iter().find(|j| &j.name == v) {
-                    None => {
-                        return Err(CoreError::invalid(
-                            key,
-                            v,
-                            format!("a joint of kind `{}` ({})", m.kind, known.join(", ")),
-                        ));
-                    }
+                    None => return Err(unknown_joint(key, v)),
                     Some(j) if !matches!(j.actuator, Actuator::Position(_)) => {
                         return Err(CoreError::invalid(
                             key,
@@ -330,12 +327,7 @@ impl Topology {
             for (joint, &deg) in &m.initial_deg {
                 let key = format!("modules[{i}].initial_deg.{joint}");
                 let Some(j) = kind.joints.iter().find(|j| &j.name == joint) else {
-                    let known: Vec<_> = kind.joints.iter().map(|j| j.name.as_str()).collect();
-                    return Err(CoreError::invalid(
-                        key,
-                        joint,
-                        format!("a joint of kind `{}` ({})", m.kind, known.join(", ")),
-                    ));
+                    return Err(unknown_joint(key, joint));
                 };
                 let (lo, hi) = j.limits_rad();
                 let (lo, hi) = (
