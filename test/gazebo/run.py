@@ -50,10 +50,10 @@ TOLERANCE = 0.25
 # gait, warm-up cycles, measured cycles). Both start in the pose of their
 # robot files' initial_deg (the URDF's initial_value): the quadruped spawned flat on μ = 1
 # ground would jam its legs in DART while standing up.
-# They run modbot's servo law with the module's own gain (`servo_kp`), so that what differs
-# from the embedded simulator is the physics: with gz_ros2_control's default gain (kp = 10/s
-# against the module's 16.6/s) the quadruped's cycle is 1.20 s against 0.94 s, its step
-# 9.7 cm against 9.0 (record 0056). Checks: the mean step per cycle (chord) and the cycle time within
+# They run gz_ros2_control's law with the gain the robot's xacro gives gz_ros2_control
+# (`position_gain`: the module's 16.6/s over 100 Hz, record 0042); with the plugin's default
+# gain (kp = 10/s) the quadruped's cycle was 1.20 s against 0.94 s (record 0056).
+# Checks: the mean step per cycle (chord) and the cycle time within
 # TOLERANCE of the embedded simulator's.
 CLOSED_LOOP = [
     ("trot", "quadruped", "wheelfoot_mu1", "trot", 2, 6),
@@ -76,16 +76,21 @@ def robot_start(world_yaml):
     return (x, y, z, float(m.group(2)))
 
 
-def servo_kp(kind):
-    """The P gain (1/s) of every servo of module kind `kind` in config/modules.yaml (they
-    must agree: the harness's servo law takes one)."""
-    with open(os.path.join(ROOT, "config", "modules.yaml"), encoding="utf-8") as f:
-        text = f.read()
-    m = re.search(rf"^  {kind}:\n(.*?)(?=^  [a-z_0-9]+:\n|\Z)", text, re.M | re.S)
-    gains = set(re.findall(r"\bkp:\s*([0-9.]+)", m.group(1))) if m else set()
-    if len(gains) != 1:
-        raise SystemExit(f"config/modules.yaml: the {kind} servos' kp are {sorted(gains) or 'missing'}: expected one value")
-    return float(gains.pop())
+def position_gain(robot):
+    """gz_ros2_control's position_proportional_gain in urdf/<robot>.urdf.xacro (the plugin's
+    default 0.1 when the file gives none): what gz-sim would run."""
+    with open(os.path.join(ROOT, "urdf", robot + ".urdf.xacro"), encoding="utf-8") as f:
+        m = re.search(r"<position_proportional_gain>\s*([-0-9.eE+]+)\s*</position_proportional_gain>", f.read())
+    return float(m.group(1)) if m else 0.1
+
+
+def law_args(law, robot):
+    """The harness's law options for `robot`: gz_ros2_control's with the xacro's gain, or
+    modbot's servo with the same P gain (gain x update rate)."""
+    gain, rate = position_gain(robot), update_rate(robot)
+    if law == "servo":
+        return ["--law", "servo", "--kp", repr(gain * rate), "--update-rate", repr(rate)]
+    return ["--law", law, "--gain", repr(gain), "--update-rate", repr(rate)]
 
 
 def update_rate(robot):
@@ -235,8 +240,8 @@ def dock_case(args, work, failures, results):
 
 def closed_loop_cases(args, work, failures, results):
     results["closed_loop"] = []
-    kp = servo_kp("wheelfoot")
-    print(f"\nclosed loop (`modbot control` driving the physics; servo law, kp {kp:g}/s), the reference point's step:")
+    print(f"\nclosed loop (`modbot control` driving the physics; {args.law} law, the xacro's gain), "
+          "the reference point's step:")
     for name, robot, world, gait, warmup, cycles in CLOSED_LOOP:
         t0 = time.time()
         emb_dir = os.path.join(work, f"embedded_{robot}_{gait}")
@@ -247,9 +252,8 @@ def closed_loop_cases(args, work, failures, results):
             er = json.load(f)["report"]
         e_chord = sum(math.hypot(c["dx_m"], c["dy_m"]) for c in er["per_cycle"]) / len(er["per_cycle"])
         gz = harness(args, os.path.join(ROOT, "worlds", world + ".sdf"), os.path.join(ROOT, "urdf", robot + ".urdf"),
-                     ["--reference", "base", "--warmup", str(warmup), "--cycles", str(cycles), "--law", "servo",
-                      "--kp", str(kp), "--update-rate", str(update_rate(robot)),
-                      "--controller", args.modbot, "control", gait, "--robot", robot])
+                     ["--reference", "base", "--warmup", str(warmup), "--cycles", str(cycles)]
+                     + law_args(args.law, robot) + ["--controller", args.modbot, "control", gait, "--robot", robot])
         gr = gz.get("report")
         if not gz["finite"] or not gr:
             ok, why = False, (f"the Gazebo run completed {gz.get('cycles_completed')} of {warmup + cycles} cycles "
@@ -325,7 +329,7 @@ def main():
             str((args.warmup + args.cycles) * period), "--rate", str(update_rate(robot)), "--out", csv])
         gz = harness(args, flat, os.path.join(ROOT, "urdf", robot + ".urdf"),
                      ["--trajectory", csv, "--period", str(period), "--warmup", str(args.warmup),
-                      "--cycles", str(args.cycles), "--law", args.law, "--update-rate", str(update_rate(robot)),
+                      "--cycles", str(args.cycles)] + law_args(args.law, robot) + [
                       "--samples", os.path.join(work, "gazebo_" + tag + ".csv")])
         gr = gz.get("report") or {}
         verdict, why = "ok", ""

@@ -69,7 +69,8 @@ pub fn urdf(topology: &Topology, config: &DescriptionConfig) -> Result<String> {
 /// The xacro of a robot, for Gazebo: the same description plus the gz_ros2_control plugin
 /// with `<ros><namespace>$(arg namespace)</namespace></ros>` (xacro argument `namespace`,
 /// default empty) and `<parameters>` = `config.controllers_path`, whose `$(find …)` xacro
-/// resolves, as the gz_ros2_control demos do (`xacro ROBOT.urdf.xacro namespace:=NS`).
+/// resolves, as the gz_ros2_control demos do (`xacro ROBOT.urdf.xacro namespace:=NS`), and
+/// `<position_proportional_gain>` from the modules' servos ([`position_gain`]).
 pub fn urdf_xacro(topology: &Topology, config: &DescriptionConfig) -> Result<String> {
     document(topology, config, true)
 }
@@ -283,8 +284,11 @@ fn document(topology: &Topology, config: &DescriptionConfig, xacro: bool) -> Res
             "parameters",
             &[],
             &config.controllers_path.replace("{robot}", &topology.name),
-        )
-        .close();
+        );
+        if let Some(gain) = position_gain(topology, config)? {
+            x.text("position_proportional_gain", &[], &num(gain));
+        }
+        x.close();
     }
     x.open(
         "plugin",
@@ -302,6 +306,44 @@ fn document(topology: &Topology, config: &DescriptionConfig, xacro: bool) -> Res
     .close();
     x.close();
     Ok(x.finish())
+}
+
+/// gz_ros2_control's `position_proportional_gain` for the robot's position servos: their
+/// P gain over the controller manager's update rate, so that gz-sim's position interface
+/// (`v = gain · update_rate · (command − position)`) moves a joint as the module's servo and
+/// the embedded simulator do (decision record 0042). The plugin takes one gain: when the
+/// robot's position servos differ, the gain of the most of them (ties: the smaller kp), and
+/// the others move at that gain in Gazebo. `None` when the robot has no position joint. A
+/// gain above 1 would overshoot the target in one controller period and is refused naming
+/// the joint.
+pub fn position_gain(topology: &Topology, config: &DescriptionConfig) -> Result<Option<f64>> {
+    let mut counts: Vec<(f64, usize, String)> = Vec::new();
+    for j in topology.joints() {
+        if let Actuator::Position(servo) = j.def.actuator {
+            match counts.iter_mut().find(|c| c.0 == servo.kp) {
+                Some(c) => c.1 += 1,
+                None => counts.push((servo.kp, 1, j.name.clone())),
+            }
+        }
+    }
+    let Some((kp, _, joint)) = counts
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.total_cmp(&a.0)))
+    else {
+        return Ok(None);
+    };
+    let rate = config.controller_update_rate_hz;
+    let gain = kp / rate;
+    if !(gain.is_finite() && gain > 0.0 && gain <= 1.0) {
+        return Err(crate::error::DescriptionError::Config {
+            origin: topology.name.clone(),
+            message: format!(
+                "{joint}: actuator.position.kp = {kp} /s over controller_update_rate_hz = {rate} Hz is a \
+                 gz_ros2_control position_proportional_gain of {gain}: expected (0, 1] (raise the update rate)"
+            ),
+        });
+    }
+    Ok(Some(gain))
 }
 
 /// The ros2_control controllers file: joint_state_broadcaster, a position

@@ -157,6 +157,70 @@ fn urdf_has_the_control_and_gazebo_blocks() {
     assert_eq!(text.matches("<mu1>0.2</mu1>").count(), 2 * t.len());
 }
 
+/// gz_ros2_control's position interface runs `v = gain · update_rate · (command − position)`:
+/// the xacro's `position_proportional_gain` is the modules' servo kp over the controllers'
+/// update rate (Y1 8.6 /s, wheel-foot 16.6 /s at 100 Hz), so gz-sim moves a joint as the
+/// module's servo does (record 0042); a robot whose servos differ gets the gain most of them
+/// have; a gain over 1 (an update rate too low for the servo) is refused naming the joint.
+#[test]
+fn the_xacro_gives_gz_ros2_control_the_modules_servo_gain() {
+    let c = ModuleCatalog::builtin();
+    let config = DescriptionConfig::builtin();
+    for (robot, kp) in [
+        ("pp:8", 8.6),
+        ("quadruped", 16.6),
+        ("wheeled", 16.6),
+        ("wheelfoot", 16.6),
+    ] {
+        let t = artifacts::robot(robot, &c).unwrap();
+        let gain = kp / config.controller_update_rate_hz;
+        assert_eq!(urdf::position_gain(&t, &config).unwrap(), Some(gain), "{robot}");
+        let x = urdf::urdf_xacro(&t, &config).unwrap();
+        let tag = format!(
+            "<position_proportional_gain>{}</position_proportional_gain>",
+            modbot_description::xml::num(gain)
+        );
+        assert_eq!(x.matches(&tag).count(), 1, "{robot}: {tag}");
+        // Inside the gz_ros2_control plugin block, not the odometry plugin's.
+        let plugin = x.find("GazeboSimROS2ControlPlugin").unwrap();
+        let end = plugin + x[plugin..].find("</plugin>").unwrap();
+        assert!((plugin..end).contains(&x.find(&tag).unwrap()), "{robot}");
+    }
+    // Three Y1 modules and one whose hinge servo is twice as fast: the Y1 gain, the majority's.
+    let catalog = ModuleCatalog::from_yaml(
+        &modbot_core::catalog::BUILTIN_MODULES_YAML.replace(
+            "  wheelfoot:\n",
+            &format!("  y1fast:\n{}  wheelfoot:\n", y1_block_with_kp(17.2)),
+        ),
+        "modules.yaml",
+    )
+    .unwrap();
+    let file = "name: mixed\nmodules:\n  - {name: a, kind: y1}\n  - {name: b, kind: y1}\n  - {name: c, kind: y1}\n  - {name: d, kind: y1fast}\nconnections:\n  - {from: a.head, to: b.tail}\n  - {from: b.head, to: c.tail}\n  - {from: c.head, to: d.tail}\n";
+    let t = Topology::from_yaml(file, "mixed.yaml", &catalog).unwrap();
+    assert_eq!(urdf::position_gain(&t, &config).unwrap(), Some(0.086));
+    // 10 Hz: 16.6 /s would be a gain of 1.66, refused naming the joint and the key.
+    let slow = DescriptionConfig {
+        controller_update_rate_hz: 10.0,
+        ..config.clone()
+    };
+    let t = artifacts::robot("quadruped", &c).unwrap();
+    let e = urdf::urdf_xacro(&t, &slow).unwrap_err().to_string();
+    assert!(
+        e.contains("role1_front_joint") && e.contains("controller_update_rate_hz = 10") && e.contains("(0, 1]"),
+        "{e}"
+    );
+    // The plain URDF has no plugin block and no gain.
+    assert!(urdf::urdf(&t, &slow).is_ok());
+}
+
+/// The y1 kind's block of the shipped catalog with its hinge's kp replaced.
+fn y1_block_with_kp(kp: f64) -> String {
+    let text = modbot_core::catalog::BUILTIN_MODULES_YAML;
+    let start = text.find("  y1:\n").unwrap() + "  y1:\n".len();
+    let end = text.find("  wheelfoot:\n").unwrap();
+    text[start..end].replace("kp: 8.6", &format!("kp: {kp}"))
+}
+
 proptest! {
     /// For any chain: total mass = M × module mass, every hinge axis points along +y (pitch)
     /// or +z (yaw) in the straight pose as the preset alternates them, and the URDF's
