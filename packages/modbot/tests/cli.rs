@@ -1607,36 +1607,28 @@ fn mission_reaches_the_target_and_writes_its_run_folder() {
         }
     }
     // `modbot export gz-dock` gives one dock; a port the module has not is refused by name.
-    let o = modbot(&[
-        "export",
-        "gz-dock",
-        "--parent-model",
-        "module_1",
-        "--parent-port",
-        "L",
-        "--child-model",
-        "module_4",
-        "--child-port",
-        "F",
-    ]);
+    let gz_dock = |parent_port: &str| {
+        modbot(&[
+            "export",
+            "gz-dock",
+            "--parent-model",
+            "module_1",
+            "--parent-port",
+            parent_port,
+            "--child-model",
+            "module_4",
+            "--child-port",
+            "F",
+        ])
+    };
+    let o = gz_dock("L");
     assert!(o.status.success(), "{}", stderr(&o));
     let d: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(
         (d["parent_link"].as_str(), d["child_link"].as_str()),
         (Some("m1_body"), Some("m1_wheel"))
     );
-    let o = modbot(&[
-        "export",
-        "gz-dock",
-        "--parent-model",
-        "module_1",
-        "--parent-port",
-        "Q",
-        "--child-model",
-        "module_4",
-        "--child-port",
-        "F",
-    ]);
+    let o = gz_dock("Q");
     assert!(!o.status.success());
     assert!(
         stderr(&o).contains("--parent-port") && stderr(&o).contains("`Q`"),

@@ -11,8 +11,8 @@
 //!
 //! The Python side lives in the interop virtualenv, `target/interop-venv` (or
 //! `$MODBOT_INTEROP_VENV`), and tf2_msgs, which has no wheel, in modbot's rclpy build of its
-//! message under `target/interop-msgs`; when either is missing the test fails with the
-//! command that makes it.
+//! messages under `target/interop-msgs`; `test/interop/python_env.rs` (shared with the rclpy
+//! interop test) makes either when it is missing or stale, and fails naming the command.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
 
@@ -20,97 +20,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../../../test/interop/python_env.rs"]
+mod python_env;
+use python_env::{msgs_prefix, msgs_pythonpath, repo_root as root, venv};
+
 use modbot_ros::launch::{Launch, Options, modbot_packages, resolve_with, split_command};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn venv() -> PathBuf {
-    std::env::var_os("MODBOT_INTEROP_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/interop-venv"))
-}
-
-fn msgs_prefix() -> PathBuf {
-    root().join("target/interop-msgs")
-}
-
-/// The venv's python with rclpy, the message wheels, xacro and ament_index_python; a missing
-/// piece fails with the command that installs it.
-fn python() -> PathBuf {
-    let py = venv().join("bin/python");
-    let ok = || {
-        Command::new(&py)
-            .args([
-                "-c",
-                "import rclpy, rclpy.serialization, nav_msgs.msg, geometry_msgs.msg, rosgraph_msgs.msg, xacro, ament_index_python",
-            ])
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    // Made here when missing, as the interop test makes it, so that `cargo test --workspace`
-    // needs nothing installed by hand (this test may run before that one).
-    if !ok() {
-        let made = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(venv())
-            .status()
-            .is_ok_and(|s| s.success())
-            && Command::new(venv().join("bin/pip"))
-                .args(["install", "-q", "-r"])
-                .arg(root().join("test/interop/requirements.txt"))
-                .status()
-                .is_ok_and(|s| s.success());
-        assert!(made, "making {} failed", venv().display());
-    }
-    assert!(
-        ok(),
-        "{} lacks rclpy, the message wheels, xacro or ament_index_python; make it with\n  \
-         python3 -m venv target/interop-venv && target/interop-venv/bin/pip install -r test/interop/requirements.txt",
-        venv().display()
-    );
-    py
-}
-
-/// `PREFIX/lib/python3.X/site-packages` of modbot's rclpy build of its messages (tf2_msgs
-/// included, which has no wheel).
-fn msgs_pythonpath() -> PathBuf {
-    // Built here when missing, as the interop test builds it (this test may run first).
-    if !msgs_prefix().join("interfaces.stamp").is_file() {
-        let built = Command::new(root().join("test/interop/build_modbot_msgs.sh"))
-            .arg(venv())
-            .arg(msgs_prefix())
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(
-            built,
-            "building the rclpy messages into {} failed",
-            msgs_prefix().display()
-        );
-    }
-    let lib = msgs_prefix().join("lib");
-    let py = std::fs::read_dir(&lib)
-        .ok()
-        .and_then(|d| {
-            d.map(|e| e.unwrap().path()).find(|p| {
-                p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("python3"))
-            })
-        })
-        .map(|p| p.join("site-packages"));
-    match py {
-        Some(p) if p.join("tf2_msgs").is_dir() => p,
-        _ => panic!(
-            "no rclpy build of tf2_msgs under {}; make it with\n  \
-             test/interop/build_modbot_msgs.sh target/interop-venv target/interop-msgs",
-            msgs_prefix().display()
-        ),
-    }
-}
 
 /// An ament prefix as `colcon build` installs modbot_bringup: the package marker in the
 /// resource index and `share/modbot_bringup` (here a link to the repository root, which holds
@@ -241,7 +155,9 @@ fn yaml(path: &Path) -> serde_yaml_ng::Value {
 #[test]
 fn the_gazebo_launch_expands_to_files_that_exist_a_valid_urdf_and_matching_controllers_and_bridges() {
     let started = std::time::Instant::now();
-    let py = python();
+    let py = python_env::python(
+        "rclpy, rclpy.serialization, nav_msgs.msg, geometry_msgs.msg, rosgraph_msgs.msg, xacro, ament_index_python",
+    );
     let msgs = msgs_pythonpath();
     let which = Command::new("check_urdf").arg("--help").output();
     assert!(which.is_ok(), "check_urdf is missing: apt-get install liburdfdom-tools");

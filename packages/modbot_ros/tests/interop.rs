@@ -8,11 +8,13 @@
 //!
 //! The wheels live in a virtualenv, `target/interop-venv` (or `$MODBOT_INTEROP_VENV`); when it
 //! is missing the test creates it from `test/interop/requirements.txt` (PyPI), and fails, not
-//! skips, when that is impossible.
+//! skips, when that is impossible (`test/interop/python_env.rs`, shared with modbot's launch
+//! check).
 
 mod common;
+#[path = "../../../test/interop/python_env.rs"]
+mod python_env;
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
@@ -20,99 +22,6 @@ use common::*;
 use modbot_msgs::modbot_msgs::msg::GaitState;
 use modbot_ros::params::ParamValue;
 use modbot_ros::{Qos, Sub, Transport};
-
-fn venv() -> PathBuf {
-    std::env::var_os("MODBOT_INTEROP_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("target/interop-venv"))
-}
-
-/// Where modbot_msgs is installed for rclpy (`test/interop/build_modbot_msgs.sh`).
-fn msgs_prefix() -> PathBuf {
-    repo_root().join("target/interop-msgs")
-}
-
-/// Builds modbot_msgs for rclpy unless the installed build is of the current .msg/.srv files.
-fn ensure_modbot_msgs(v: &std::path::Path) {
-    let dir = repo_root().join("packages/modbot_msgs");
-    let mut stamp = String::new();
-    for sub in ["msg", "srv"] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(sub))
-            .expect("interface folder")
-            .map(|e| e.expect("entry").path())
-            .collect();
-        files.sort();
-        for f in files {
-            stamp.push_str(&std::fs::read_to_string(&f).expect("interface file"));
-        }
-    }
-    let stamp_file = msgs_prefix().join("interfaces.stamp");
-    if std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp) {
-        return;
-    }
-    let status = Command::new(repo_root().join("test/interop/build_modbot_msgs.sh"))
-        .arg(v)
-        .arg(msgs_prefix())
-        .status()
-        .expect("run build_modbot_msgs.sh");
-    assert!(status.success(), "building modbot_msgs for rclpy failed");
-    assert!(
-        std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp),
-        "build_modbot_msgs.sh wrote no matching {}",
-        stamp_file.display()
-    );
-}
-
-/// `PREFIX/lib/python3.X/site-packages` of the rclpy build of modbot_msgs.
-fn msgs_pythonpath() -> PathBuf {
-    let lib = msgs_prefix().join("lib");
-    let py = std::fs::read_dir(&lib)
-        .expect("modbot_msgs install")
-        .map(|e| e.expect("entry").path())
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("python3"))
-        })
-        .expect("a python3.X folder in the modbot_msgs install");
-    py.join("site-packages")
-}
-
-/// The venv's python, creating the venv when it has no rclpy.
-fn python() -> PathBuf {
-    let v = venv();
-    let py = v.join("bin/python");
-    let ok = |py: &PathBuf| {
-        Command::new(py)
-            .args(["-c", "import rclpy, nav_msgs.msg, sensor_msgs.msg, std_msgs.msg"])
-            .env_remove("LD_PRELOAD")
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if ok(&py) {
-        ensure_modbot_msgs(&v);
-        return py;
-    }
-    let status = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(&v)
-        .status()
-        .expect("python3 -m venv (python3 is needed for the ROS 2 interop test)");
-    assert!(status.success(), "creating {}", v.display());
-    let req = repo_root().join("test/interop/requirements.txt");
-    let status = Command::new(v.join("bin/pip"))
-        .args(["install", "-q", "-r"])
-        .arg(&req)
-        .status()
-        .expect("pip");
-    assert!(
-        status.success(),
-        "pip install -r {} failed: the ROS 2 Jazzy wheels are needed",
-        req.display()
-    );
-    assert!(ok(&py), "rclpy does not import from {}", v.display());
-    ensure_modbot_msgs(&v);
-    py
-}
 
 /// A parameter value as rclpy's `parameter_value_to_python` gives it, in JSON.
 fn json_of(v: &ParamValue) -> serde_json::Value {
@@ -131,7 +40,7 @@ fn json_of(v: &ParamValue) -> serde_json::Value {
 #[test]
 fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service() {
     // Outside the namespace first: the venv may need PyPI.
-    let py = python();
+    let py = python_env::python("rclpy, nav_msgs.msg, sensor_msgs.msg, std_msgs.msg");
     if reexec_in_netns("rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service") {
         return;
     }
@@ -327,8 +236,8 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
                 .iter()
                 .flat_map(|(exec, ns, _, _)| ["--dump".to_string(), format!("{ns}/{exec}")]),
         )
-        .env("PYTHONPATH", msgs_pythonpath())
-        .env("LD_LIBRARY_PATH", msgs_prefix().join("lib"))
+        .env("PYTHONPATH", python_env::msgs_pythonpath())
+        .env("LD_LIBRARY_PATH", python_env::msgs_prefix().join("lib"))
         .env_remove("LD_PRELOAD")
         .output()
         .expect("run the rclpy peer");
