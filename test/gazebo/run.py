@@ -45,7 +45,8 @@ CASES = [
 TOLERANCE = 0.25
 
 # The closed-loop cases (record 0056): `modbot control` drives the physics through its line
-# protocol, as gait_node drives gz-sim, measured at the wheel-foot robots' reference point
+# protocol, as gait_node drives gz-sim, measured at the wheel-foot robots' reference point;
+# the trot on both terrains of Table 3.27 (μ = 0.2 is the figure issue 14 still misses)
 # (the root link's origin) over the cycles the controller reports: (name, robot, world,
 # gait, warm-up cycles, measured cycles). Both start in the pose of their
 # robot files' initial_deg (the URDF's initial_value): the quadruped spawned flat on μ = 1
@@ -57,6 +58,7 @@ TOLERANCE = 0.25
 # TOLERANCE of the embedded simulator's.
 CLOSED_LOOP = [
     ("trot", "quadruped", "wheelfoot_mu1", "trot", 2, 6),
+    ("trot", "quadruped", "wheelfoot_mu02", "trot", 2, 6),
     ("drive", "wheeled", "wheelfoot_mu1", "drive", 1, 3),
 ]
 
