@@ -246,7 +246,7 @@ def closed_loop_cases(args, work, failures, results):
           "the reference point's step:")
     for name, robot, world, gait, warmup, cycles in CLOSED_LOOP:
         t0 = time.time()
-        emb_dir = os.path.join(work, f"embedded_{robot}_{gait}")
+        emb_dir = os.path.join(work, f"embedded_{robot}_{gait}_{world}")
         sh([args.modbot, "run", "--robot", robot, "--gait", gait, "--world",
             os.path.join(ROOT, "worlds", world + ".yaml"), "--warmup", str(warmup), "--cycles", str(cycles),
             "--out", emb_dir, "--force", "--quiet", "--no-replay"], cwd=work)
@@ -270,7 +270,7 @@ def closed_loop_cases(args, work, failures, results):
         print(f"  {'ok  ' if ok else 'FAIL'} {robot} {gait} on {world}: {why} "
               f"({gz['simulated_s']:.1f} s simulated, {time.time() - t0:.1f} s)")
         if not ok:
-            failures.append(f"closed loop {robot} {gait}: {why}")
+            failures.append(f"closed loop {robot} {gait} on {world}: {why}")
         results["closed_loop"].append({"case": name, "robot": robot, "world": world, "ok": ok, "why": why,
                                        "gazebo": gz, "embedded": er})
 

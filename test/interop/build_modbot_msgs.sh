@@ -66,7 +66,7 @@ CM
   cmake --build "$BUILD/tf2_msgs" -j2 >>"$BUILD.log" 2>&1 || { tail -50 "$BUILD.log"; exit 1; }
   cmake --install "$BUILD/tf2_msgs" >>"$BUILD.log" 2>&1 || { tail -50 "$BUILD.log"; exit 1; }
 fi
-# What was built, so a test can tell a stale build (modbot_ros/tests/interop.rs).
+# What was built, so a test can tell a stale build (test/interop/python_env.rs).
 cat $(ls "$ROOT"/packages/modbot_msgs/msg/*.msg | sort) $(ls "$ROOT"/packages/modbot_msgs/srv/*.srv | sort) \
   > "$PREFIX/interfaces.stamp"
 echo "modbot_msgs for rclpy in $PREFIX"

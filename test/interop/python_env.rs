@@ -110,8 +110,18 @@ pub fn msgs_pythonpath() -> PathBuf {
             })
         })
         .map(|p| p.join("site-packages"));
+    // tf2_msgs has no wheel: the build script builds it into the prefix unless the venv
+    // already has it.
+    let tf2 = |p: &Path| {
+        p.join("tf2_msgs").is_dir()
+            || Command::new(venv().join("bin/python"))
+                .args(["-c", "import tf2_msgs.msg"])
+                .env_remove("LD_PRELOAD")
+                .status()
+                .is_ok_and(|s| s.success())
+    };
     match site {
-        Some(p) if p.join("modbot_msgs").is_dir() => p,
+        Some(p) if p.join("modbot_msgs").is_dir() && tf2(&p) => p,
         _ => panic!(
             "no rclpy build of modbot's messages and tf2_msgs under {}; make it with\n  \
              test/interop/build_modbot_msgs.sh target/interop-venv target/interop-msgs",

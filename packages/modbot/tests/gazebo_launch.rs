@@ -12,7 +12,8 @@
 //! The Python side lives in the interop virtualenv, `target/interop-venv` (or
 //! `$MODBOT_INTEROP_VENV`), and tf2_msgs, which has no wheel, in modbot's rclpy build of its
 //! messages under `target/interop-msgs`; `test/interop/python_env.rs` (shared with the rclpy
-//! interop test) makes either when it is missing or stale, and fails naming the command.
+//! interop test) makes the venv when it lacks an import and the messages when they are
+//! missing or stale, and fails naming the command.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
 
