@@ -5,9 +5,9 @@
 //!
 //! Tolerances are the issue's: inchworm steps and cycle times (Tables 3.12/3.13) and t180
 //! (Table 3.14) within 25 %, quadruped steps and cycle times (Table 3.27) within 30 %, with
-//! the trends the source shows. Where the simulator misses a figure beyond its tolerance the
-//! test says so and asserts what does hold (the trend or the order); decision record 0023
-//! lists those figures.
+//! the trends the source shows, and the trot's steering states (Tables 3.23/3.24) within 35 %
+//! in the source's order. The models' free parameters and how they were fitted are in
+//! decision records 0023 and 0057.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
 
@@ -47,6 +47,14 @@ fn run(robot: &str, gait: &str, params: &[(&str, f64)], w: &Scenario, warmup: us
         ..EvalOptions::default()
     };
     evaluate(&t, &spec, w, 0, &options, &mut |_, _| {}).unwrap_or_else(|e| panic!("{robot} {gait}: {e}"))
+}
+
+/// The source's step d: the mean over the measured cycles of each cycle's displacement
+/// √(Δx² + Δy²) of the reference point (§7), m. For a turning gait it is longer than the
+/// net displacement over the window divided by the cycles.
+fn cycle_step(report: &modbot_sim::Report) -> f64 {
+    let n = report.per_cycle.len() as f64;
+    report.per_cycle.iter().map(|c| c.dx_m.hypot(c.dy_m)).sum::<f64>() / n
 }
 
 /// Relative error of `got` against the source's `want`.
@@ -158,9 +166,10 @@ fn quadruped_trot_and_sidle_of_table_3_27() {
     // (μ, trot d, trot t, sidle d, sidle t)
     for (mu, trot_d, trot_t, sidle_d, sidle_t) in [(1.0, 0.106, 1.25, 0.110, 1.80), (0.2, 0.058, 1.20, 0.080, 1.80)] {
         let w = terrain(mu);
-        let trot = run("quadruped", "trot", &[], &w, 2, 4).report;
+        let trot = run("quadruped", "trot", &[], &w, 2, 10).report;
         let sidle = run("quadruped", "sidle", &[], &w, 2, 4).report;
-        show(&format!("trot μ={mu} step, m/cycle"), trot.step_m, trot_d);
+        let d = cycle_step(&trot);
+        show(&format!("trot μ={mu} step, m/cycle"), d, trot_d);
         show(&format!("trot μ={mu} cycle time, s"), trot.period_s, trot_t);
         show(&format!("sidle μ={mu} step, m/cycle"), sidle.step_m, sidle_d);
         show(&format!("sidle μ={mu} cycle time, s"), sidle.period_s, sidle_t);
@@ -169,13 +178,14 @@ fn quadruped_trot_and_sidle_of_table_3_27() {
         assert!(rel(trot.period_s, trot_t).abs() < 0.30, "trot cycle at μ = {mu}");
         assert!(rel(sidle.step_m, sidle_d).abs() < 0.30, "sidle step at μ = {mu}");
         assert!(rel(sidle.period_s, sidle_t).abs() < 0.30, "sidle cycle at μ = {mu}");
-        if mu > 0.5 {
-            assert!(rel(trot.step_m, trot_d).abs() < 0.30, "trot step at μ = {mu}");
-        } else {
-            // The simulator's trot keeps its grip at μ = 0.2 (≈ +40 % over the source's
-            // 0.058, decision 0023): only the source's trend is asserted here.
-            let at_1 = run("quadruped", "trot", &[], &terrain(1.0), 2, 4).report;
-            assert!(trot.step_m < at_1.step_m, "the trot steps less at μ = 0.2");
+        assert!(rel(d, trot_d).abs() < 0.30, "trot step at μ = {mu}");
+        if mu < 0.5 {
+            // The source's trend: the trot loses step on low friction.
+            let at_1 = cycle_step(&run("quadruped", "trot", &[], &terrain(1.0), 2, 10).report);
+            assert!(
+                d < 0.9 * at_1,
+                "the trot steps less at μ = 0.2: {d:.4} against {at_1:.4}"
+            );
         }
     }
 }
@@ -190,15 +200,20 @@ fn trot_steering_states_turn_in_the_order_of_tables_3_23_and_3_24() {
         ((0.0, -5.0), 4.42),
     ];
     let w = terrain(1.0);
-    let straight = run("quadruped", "trot", &[], &w, 2, 4).report.heading_change_deg;
+    let straight = run("quadruped", "trot", &[], &w, 2, 10).report.heading_change_deg;
     eprintln!("trot (0, 0) turns {straight:+.2} deg/cycle (the timetable's own bias)");
     let mut last = f64::INFINITY;
     for ((r, l), want) in states {
-        let rep = run("quadruped", "trot", &[("r", r), ("l", l)], &w, 2, 4).report;
+        let rep = run("quadruped", "trot", &[("r", r), ("l", l)], &w, 2, 10).report;
         show(
             &format!("trot (r, l) = ({r}, {l}) ω, deg/cycle"),
             rep.heading_change_deg,
             want,
+        );
+        assert!(
+            rel(rep.heading_change_deg, want).abs() < 0.35,
+            "({r}, {l}) turns {:.2} deg/cycle, the source {want}",
+            rep.heading_change_deg
         );
         // Reducing the left swing turns left (ω > 0 relative to the straight trot), and the
         // more aggressive the state the faster.

@@ -134,7 +134,7 @@ fn the_only_way_through_is_chosen() {
 
 #[test]
 fn capability_files_are_checked() {
-    let text = modbot_planner::capabilities::BUILTIN_CAPABILITIES_YAML.replacen("speed_m_s: 0.096", "speed_m_s: -1", 1);
+    let text = modbot_planner::capabilities::BUILTIN_CAPABILITIES_YAML.replacen("speed_m_s: 0.084", "speed_m_s: -1", 1);
     let e = Capabilities::from_yaml(&text, "caps.yaml").unwrap_err().to_string();
     assert!(e.contains("caps.yaml") && e.contains("quadruped.speed_m_s"), "{e}");
     let e = Capabilities::from_yaml("reconfigure_s: 1\nconfigurations: {}\nwarp: 9\n", "caps.yaml")

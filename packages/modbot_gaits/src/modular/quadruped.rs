@@ -4,8 +4,9 @@
 //! Every joint is position-driven; the hips are continuous and commanded to the nearest
 //! turn of their target, so a gait after a pass-over does not unwind the hips.
 //!
-//! A step advances when FJ, BJ1 and BJ2 of every module are within 5° of their targets
-//! (wrap-aware, the Lua's `Order_done`); the cameras are held at 0 and not waited for.
+//! A step is done when FJ, BJ1 and BJ2 of every module are within 5° of their targets
+//! (wrap-aware, the Lua's `Order_done`), and the next step is ordered [`STEP_HOLD_S`] after
+//! that (the source's order/done round trip); the cameras are held at 0 and not waited for.
 
 use super::{Goal, ModuleJoints, nearest_turn, wrap_deg, wrap_rad, yaw_of};
 use crate::controller::{Controller, JointTarget, Observation};
@@ -18,6 +19,12 @@ pub const STANCE_DEG: [f64; 3] = [0.0, 60.0, 30.0];
 pub const LIFTED_DEG: [f64; 3] = [0.0, 0.0, 90.0];
 /// A step is reached when every joint is within this of its target, deg.
 pub const STEP_TOLERANCE_DEG: f64 = 5.0;
+/// Time from a step being reached to the next step's targets, s: the source's order/done
+/// round trip (each module raises `Order_done`, Role#1 sees every flag and orders the next
+/// pose, the modules take it up), whose length the thesis does not give. Fitted together
+/// with the hips' servo gain to the trot's figures of Tables 3.23, 3.24 and 3.27 (decision
+/// 0057); at 100 Hz it is two control ticks.
+pub const STEP_HOLD_S: f64 = 0.02;
 /// The default swing s, deg (Table 3.19; ±30 leaves room for steering).
 pub const SWING_DEG: f64 = 30.0;
 /// The sidle's swing s, deg: the thesis text's BJ2 range −30 … 90 about 30 (the code's 30
@@ -131,6 +138,10 @@ pub struct QuadWalk {
     cycles: usize,
     /// `Stand` has reached the stance.
     stood: bool,
+    /// Time from reaching a step to ordering the next, s.
+    hold_s: f64,
+    /// Time since the current step was reached (latched, as the source's `Order_done`), s.
+    done_for: Option<f64>,
 }
 
 impl QuadWalk {
@@ -144,7 +155,25 @@ impl QuadWalk {
             step: 0,
             cycles: 0,
             stood: false,
+            hold_s: STEP_HOLD_S,
+            done_for: None,
         }
+    }
+
+    /// The same walk with another order/done round trip (s, finite and ≥ 0; 0 orders the
+    /// next step on the tick the current one is reached).
+    pub fn with_hold(mut self, hold_s: f64) -> QuadWalk {
+        self.hold_s = if hold_s.is_finite() {
+            hold_s.max(0.0)
+        } else {
+            STEP_HOLD_S
+        };
+        self
+    }
+
+    /// The order/done round trip, s.
+    pub fn hold_s(&self) -> f64 {
+        self.hold_s
     }
 
     /// The gait.
@@ -157,6 +186,10 @@ impl QuadWalk {
         if gait == QuadGait::Stand && self.gait != QuadGait::Stand {
             self.step = 0;
             self.stood = false;
+        }
+        if gait != self.gait {
+            // New targets: what was reached of the old ones does not count.
+            self.done_for = None;
         }
         self.gait = gait;
     }
@@ -171,10 +204,21 @@ impl QuadWalk {
         all_roles(&self.gait.legs(self.step))
     }
 
-    /// Moves to the next step when this one is reached; true when that ends a cycle (for
-    /// `Stand`: when the stance is first reached).
-    pub fn advance(&mut self, q: &[f64]) -> bool {
-        if !reached(&self.roles, &self.targets(), q, false) {
+    /// Moves to the next step when this one has been reached for the hold (`dt`: the time
+    /// since the last call, s); true when that ends a cycle (for `Stand`: when the stance is
+    /// first reached, without the hold).
+    pub fn advance(&mut self, q: &[f64], dt: f64) -> bool {
+        if self.gait != QuadGait::Stand {
+            self.done_for = match self.done_for {
+                Some(t) => Some(t + dt),
+                None if reached(&self.roles, &self.targets(), q, false) => Some(0.0),
+                None => return false,
+            };
+            if self.done_for.is_some_and(|t| t < self.hold_s - 1e-9) {
+                return false;
+            }
+            self.done_for = None;
+        } else if !reached(&self.roles, &self.targets(), q, false) {
             return false;
         }
         if self.gait == QuadGait::Stand {
@@ -209,8 +253,8 @@ impl Controller for QuadWalk {
         self.count
     }
 
-    fn step(&mut self, _dt: f64, obs: &Observation<'_>, out: &mut [JointTarget]) {
-        self.advance(obs.positions);
+    fn step(&mut self, dt: f64, obs: &Observation<'_>, out: &mut [JointTarget]) {
+        self.advance(obs.positions, dt);
         self.write(obs.positions, out);
     }
 
@@ -545,7 +589,7 @@ impl Controller for QuadGoto {
         self.walk.joint_count()
     }
 
-    fn step(&mut self, _dt: f64, obs: &Observation<'_>, out: &mut [JointTarget]) {
+    fn step(&mut self, dt: f64, obs: &Observation<'_>, out: &mut [JointTarget]) {
         let q = obs.positions;
         let (d, _) = self.goal.range_bearing(&obs.base);
         if self.phase == QuadGotoPhase::Walking && d <= self.stop_distance && !self.turn_if_off(obs) {
@@ -553,7 +597,7 @@ impl Controller for QuadGoto {
         }
         match self.phase {
             QuadGotoPhase::Walking => {
-                let cycle_ended = self.walk.advance(q);
+                let cycle_ended = self.walk.advance(q, dt);
                 if !self.started || cycle_ended {
                     self.started = true;
                     self.decide(obs);
@@ -564,7 +608,7 @@ impl Controller for QuadGoto {
                     // The turn carried it off the goal: walk back (the decision comes at the
                     // next cycle's start, as in walking).
                     self.phase = QuadGotoPhase::Walking;
-                } else if self.walk.advance(q) {
+                } else if self.walk.advance(q, dt) {
                     self.turn_cycles += 1;
                     if !self.turn_if_off(obs) {
                         self.stop();
@@ -572,7 +616,7 @@ impl Controller for QuadGoto {
                 }
             }
             QuadGotoPhase::Stopping => {
-                if self.walk.advance(q) {
+                if self.walk.advance(q, dt) {
                     // Going to the stance from a turn moves the legs with every foot down and
                     // turns the body a little more: standing, it checks again.
                     if !self.turn_if_off(obs) {
@@ -754,7 +798,8 @@ mod tests {
                 r: 0.0,
                 l: 0.0,
             },
-        );
+        )
+        .with_hold(0.0);
         let mut plant = FakePlant::new(30);
         plant.max_speed = 0.0;
         let place = |plant: &mut FakePlant, rows: [[f64; 3]; 6]| {
@@ -793,6 +838,61 @@ mod tests {
         assert_eq!(c.step_index(), 3);
         // ... and is commanded to the nearest turn of 0, not unwound.
         assert!((deg(t[r[2].fj]) - 720.0).abs() < 1e-9, "{}", deg(t[r[2].fj]));
+    }
+
+    #[test]
+    fn the_next_step_is_ordered_a_hold_after_every_joint_is_within_five_degrees() {
+        let r = roles();
+        let trot = QuadGait::Trot {
+            s: 30.0,
+            r: 0.0,
+            l: 0.0,
+        };
+        let c = QuadWalk::new("trot", r, 30, trot);
+        assert_eq!(c.hold_s(), STEP_HOLD_S);
+        let mut c = c.with_hold(0.03);
+        let mut plant = FakePlant::new(30);
+        plant.max_speed = 0.0;
+        let place = |plant: &mut FakePlant, rows: [[f64; 3]; 6]| {
+            for (m, t) in r.iter().zip(rows) {
+                plant.q[m.fj] = t[0].to_radians();
+                plant.q[m.bj1] = t[1].to_radians();
+                plant.q[m.bj2] = t[2].to_radians();
+            }
+        };
+        // Step 0 reached at the first tick; the next is ordered 0.03 s (three 10 ms ticks)
+        // later, and meanwhile step 0's targets stay commanded.
+        place(&mut plant, all_roles(&TABLE_3_19[0]));
+        for k in 0..3 {
+            let t = commanded(plant.tick(&mut c, 0.01));
+            assert_eq!((c.step_index(), legs(&t)), (0, TABLE_3_19[0]), "tick {k}");
+        }
+        plant.tick(&mut c, 0.01);
+        assert_eq!(c.step_index(), 1);
+        // Done is latched, as the source's Order_done: a joint that leaves the tolerance
+        // after the step was reached does not take the order back.
+        place(&mut plant, all_roles(&TABLE_3_19[1]));
+        plant.tick(&mut c, 0.01);
+        let mut rows = all_roles(&TABLE_3_19[1]);
+        rows[3][2] -= 8.0;
+        place(&mut plant, rows);
+        for _ in 0..2 {
+            plant.tick(&mut c, 0.01);
+        }
+        assert_eq!(c.step_index(), 1);
+        plant.tick(&mut c, 0.01);
+        assert_eq!(c.step_index(), 2);
+        // Never reached: never ordered.
+        for _ in 0..50 {
+            plant.tick(&mut c, 0.01);
+        }
+        assert_eq!(c.step_index(), 2);
+        // A non-finite hold is the default, a negative one none.
+        assert_eq!(
+            QuadWalk::new("t", r, 30, trot).with_hold(f64::NAN).hold_s(),
+            STEP_HOLD_S
+        );
+        assert_eq!(QuadWalk::new("t", r, 30, trot).with_hold(-1.0).hold_s(), 0.0);
     }
 
     #[test]

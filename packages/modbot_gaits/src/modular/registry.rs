@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::quadruped::{PassOver, QuadGait, QuadGoto, QuadWalk};
+use super::quadruped::{PassOver, QuadGait, QuadGoto, QuadWalk, STEP_HOLD_S};
 use super::single::{Direction, HeadingBands, Inchworm, InchwormGait, Pivot, SingleGoto, StepTable, StepTime};
 use super::wheeled::{WheelCommand, WheeledDrive, WheeledGoto, WheeledPose};
 use super::{Goal, ModuleJoints, WHEEL_MAX_SPEED_DEG_S};
@@ -231,11 +231,20 @@ const SINGLE_GOTO: &[ParamDef] = &[
     FINE_TURN,
 ];
 
+const HOLD: ParamDef = real(
+    "hold_s",
+    Some(STEP_HOLD_S),
+    0.0,
+    1.0,
+    "time from a step reached to the next step's order, s (the source's order/done round trip, fitted: decision 0057)",
+);
+
 const TROT: &[ParamDef] = &[
     DIRECTION,
     real("r", Some(0.0), -STEER, STEER, "right-leg steering r, deg (Table 3.21)"),
     real("l", Some(0.0), -STEER, STEER, "left-leg steering l, deg"),
     SWING,
+    HOLD,
 ];
 
 // The sidle's swing is the thesis text's (BJ2 −30 … 90, s = 60), not the code's (s = 30,
@@ -251,6 +260,7 @@ const SIDLE: &[ParamDef] = &[
         60.0,
         "swing s, deg (text: 60, BJ2 −30…90; code: 30)",
     ),
+    HOLD,
 ];
 
 const PASS_OVER: &[ParamDef] = &[ParamDef {
@@ -577,14 +587,18 @@ pub fn build_for(
                         format!("swing_deg + max(|r|, |l|) ≤ 60 (the legs' non-collision limit); r = {r}, l = {l}"),
                     ));
                 }
-                Box::new(QuadWalk::new("trot", roles, n, QuadGait::Trot { s: swing(), r, l }))
+                Box::new(
+                    QuadWalk::new("trot", roles, n, QuadGait::Trot { s: swing(), r, l }).with_hold(v.get("hold_s")),
+                )
             }
             "sidle" => {
                 // BJ2 = 30 ± (s + f or b) stays within [−60, 120] by the ranges of swing_deg
                 // (≤ 60) and f, b (≤ 30): above the height constraint (−81) and within the
                 // joint's design range (120).
                 let (f, b) = (v.get("f"), v.get("b"));
-                Box::new(QuadWalk::new("sidle", roles, n, QuadGait::Sidle { s: swing(), f, b }))
+                Box::new(
+                    QuadWalk::new("sidle", roles, n, QuadGait::Sidle { s: swing(), f, b }).with_hold(v.get("hold_s")),
+                )
             }
             "pass_over" => Box::new(PassOver::new(roles, n, v.get("cycles") as usize)),
             _ => {
