@@ -442,8 +442,8 @@ pub fn recognise(joint_names: &[String]) -> Result<(&'static [ModularRobot], Vec
 /// | wheelfoot | `pivot` | `heading_deg` (180, relative), turn speeds |
 /// | wheelfoot | `goto` | `x`, `y` (required), `yaw_deg` (0), `step_*_m`, `cycle_*_s`, `t180_s`, `forced_direction` (0), turn speeds |
 /// | quadruped | `stand` | – |
-/// | quadruped | `trot` | `direction` (±1), `r`, `l` (0), `swing_deg` (30) |
-/// | quadruped | `sidle` | `direction` (±1), `f`, `b` (0), `swing_deg` (60) |
+/// | quadruped | `trot` | `direction` (±1), `r`, `l` (0), `swing_deg` (30), `hold_s` (0.02) |
+/// | quadruped | `sidle` | `direction` (±1), `f`, `b` (0), `swing_deg` (60), `hold_s` (0.02) |
 /// | quadruped | `pass_over` | `cycles` (2) |
 /// | quadruped | `goto` | `x`, `y`, `yaw_deg` (0), `stop_distance_m` (0.1) |
 /// | wheeled | `stand` | – |
