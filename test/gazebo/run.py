@@ -48,7 +48,7 @@ TOLERANCE = 0.25
 # protocol, as gait_node drives gz-sim, measured at the wheel-foot robots' reference point
 # (the root link's origin) over the cycles the controller reports: (name, robot, world,
 # gait, warm-up cycles, measured cycles). The trot runs on both terrains of Table 3.27
-# (μ = 0.2 is the figure issue 14 still misses). All start in the pose of their
+# (μ = 0.2 is the figure issue 14 missed until decision record 0057). All start in the pose of their
 # robot files' initial_deg (the URDF's initial_value): the quadruped spawned flat on μ = 1
 # ground would jam its legs in DART while standing up.
 # They run gz_ros2_control's law with the gain the robot's xacro gives gz_ros2_control

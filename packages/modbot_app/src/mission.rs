@@ -71,8 +71,9 @@ pub const PASS_OVER_FACING_DEG: f64 = 5.0;
 pub const PASS_OVER_TURN_DEG: f64 = 3.0;
 /// A quadruped whose body is further than this from upright after a pass-over (or while it
 /// walks back for another) has capsized, deg: the mission ends there with that reason
-/// rather than trot its legs in the air (seed 19's first pass-over left it 165° from
-/// upright; crossing or thrown back upright, the body ends within 1°; record 0055).
+/// rather than trot its legs in the air (seed 19's first pass-over once left it 165° from
+/// upright, before the hips were fitted in record 0057; crossing or thrown back upright,
+/// the body ends within 1°; record 0055).
 pub const CAPSIZED_DEG: f64 = 45.0;
 /// The quadruped stands this long after its pass-over, s.
 pub const STAND_AFTER_PASS_S: f64 = 2.0;

@@ -130,7 +130,7 @@ fn check(report: &MissionReport) {
     // (record 0055). The heading is the compass's at the instant the sequencer found the row
     // reached, as the row's detail reports it: the trajectories are sampled every 0.1 s,
     // and the turn on the spot (up to 60°/s over 0.1 s within a step) can still be under
-    // way then (seed 1's last sample before the row's end reads −9.3°, the row −4.7°).
+    // way then (seed 1's last sample before the row's end once read −9.3°, the row −4.7°).
     let approach = report
         .phases
         .iter()

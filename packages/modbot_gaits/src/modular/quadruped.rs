@@ -126,8 +126,9 @@ fn write(roles: &[ModuleJoints; 6], targets: &[[f64; 3]; 6], q: &[f64], out: &mu
 }
 
 /// Stand, trot or sidle: the 5-step timetable run 0, 1, 2, 3, 4, 0, … (the step-0 stance
-/// is part of every cycle, as in the code). A cycle is steps 0…4, counted when step 4 is
-/// reached; `Stand` counts one cycle when the stance is reached and holds it.
+/// is part of every cycle, as in the code). A cycle is steps 0…4, counted when step 0 is
+/// ordered after step 4 (a hold after step 4 was reached); `Stand` counts one cycle when the
+/// stance is reached (without the hold) and holds it.
 #[derive(Debug, Clone)]
 pub struct QuadWalk {
     name: String,
@@ -181,7 +182,9 @@ impl QuadWalk {
         self.gait
     }
 
-    /// Changes the gait from the next step on (a decision at the start of a cycle).
+    /// Changes the gait: the current step's targets become the new gait's at once, and what
+    /// was reached of the old ones does not count (a decision at the start of a cycle,
+    /// where step 0 is the same stance for every gait).
     pub fn set_gait(&mut self, gait: QuadGait) {
         if gait == QuadGait::Stand && self.gait != QuadGait::Stand {
             self.step = 0;
@@ -887,6 +890,30 @@ mod tests {
             plant.tick(&mut c, 0.01);
         }
         assert_eq!(c.step_index(), 2);
+        // A new gait clears what was reached: step 2 of another steering is re-reached and
+        // held again.
+        place(&mut plant, all_roles(&TABLE_3_19[2]));
+        plant.tick(&mut c, 0.01);
+        c.set_gait(QuadGait::Trot {
+            s: 30.0,
+            r: 0.0,
+            l: -5.0,
+        });
+        let mut rows = all_roles(&TABLE_3_19[2]);
+        rows[3][0] = -25.0; // FL: -s-l
+        rows[5][0] = 25.0; // BL: s+l
+        place(&mut plant, rows);
+        for _ in 0..3 {
+            plant.tick(&mut c, 0.01);
+        }
+        assert_eq!(c.step_index(), 2);
+        plant.tick(&mut c, 0.01);
+        assert_eq!(c.step_index(), 3);
+        // Stand is not held: its one cycle counts on the tick the stance is reached.
+        let mut s = QuadWalk::new("stand", r, 30, QuadGait::Stand).with_hold(0.5);
+        place(&mut plant, all_roles(&TABLE_3_19[0]));
+        plant.tick(&mut s, 0.01);
+        assert_eq!(s.completed_cycles(), 1);
         // A non-finite hold is the default, a negative one none.
         assert_eq!(
             QuadWalk::new("t", r, 30, trot).with_hold(f64::NAN).hold_s(),

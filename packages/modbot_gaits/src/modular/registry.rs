@@ -755,6 +755,9 @@ mod tests {
             ("trot", vec![("swing_deg", 45.0), ("r", 20.0)], "trot.swing_deg"),
             ("sidle", vec![("f", -40.0)], "sidle.f"),
             ("sidle", vec![("swing_deg", 61.0)], "sidle.swing_deg"),
+            ("trot", vec![("hold_s", -0.01)], "trot.hold_s"),
+            ("trot", vec![("hold_s", f64::INFINITY)], "trot.hold_s"),
+            ("sidle", vec![("hold_s", 1.5)], "sidle.hold_s"),
             ("pass_over", vec![("cycles", 1.5)], "pass_over.cycles"),
             ("pass_over", vec![("cycles", 0.0)], "pass_over.cycles"),
             ("quadruped/goto", vec![("x", 1.0)], "goto.y"),
@@ -842,6 +845,25 @@ mod tests {
             }
         }
         assert_eq!(&fr[..3], &[0.0, 25.0, 0.0], "FR: -s-r = 25 at step 2, {fr:?}");
+        // The order/done hold: the plant reaches each step on the tick it is ordered (it
+        // is found reached at the next), so a cycle (5 steps) takes 5 ticks plus 5 holds. Over 2 s: at hold 0 about 40 cycles,
+        // at the default 0.02 s about 13, at 0.2 s under 2.
+        let cycles = |hold: Option<f64>| {
+            let mut v = vec![("direction", 1.0)];
+            v.extend(hold.map(|h| ("hold_s", h)));
+            let mut c = build("trot", &names, &p(&v)).unwrap();
+            let mut plant = FakePlant::new(30);
+            plant.max_speed = 1e6;
+            for _ in 0..200 {
+                plant.tick(c.as_mut(), 0.01);
+            }
+            c.completed_cycles()
+        };
+        let (none, default, slow) = (cycles(Some(0.0)), cycles(None), cycles(Some(0.2)));
+        assert!(
+            none >= 30 && (10..=16).contains(&default) && slow <= 2,
+            "{none}, {default}, {slow}"
+        );
         // A drive at 100 deg/s: right wheels -100.
         let mut c = build("drive", &names, &p(&[("speed_deg_s", 100.0)])).unwrap();
         for _ in 0..200 {
