@@ -54,7 +54,12 @@ fn run(robot: &str, gait: &str, params: &[(&str, f64)], w: &Scenario, warmup: us
 /// net displacement over the window divided by the cycles.
 fn cycle_step(report: &modbot_sim::Report) -> f64 {
     let n = report.per_cycle.len() as f64;
-    report.per_cycle.iter().map(|c| c.dx_m.hypot(c.dy_m)).sum::<f64>() / n
+    report
+        .per_cycle
+        .iter()
+        .map(modbot_sim::CycleStep::distance_m)
+        .sum::<f64>()
+        / n
 }
 
 /// Relative error of `got` against the source's `want`.

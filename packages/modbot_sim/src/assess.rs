@@ -55,10 +55,6 @@ impl std::fmt::Display for RunStatus {
     }
 }
 
-fn distance(c: &CycleStep) -> f64 {
-    c.dx_m.hypot(c.dy_m)
-}
-
 /// The cycle number a user reads: counted from the start of the run, the warm-up included,
 /// from 1.
 fn cycle_number(report: &Report, measured: usize) -> usize {
@@ -119,7 +115,7 @@ impl Report {
                 format!(
                     "stalled: no progress from cycle {} on after {:.2} cm/cycle before it; the mean step hides it",
                     cycle_number(self, first),
-                    self.per_cycle[..first].iter().map(distance).sum::<f64>() / first as f64 * 100.0
+                    self.per_cycle[..first].iter().map(CycleStep::distance_m).sum::<f64>() / first as f64 * 100.0
                 )
             } else {
                 let list: Vec<String> = stalled.iter().map(|&k| cycle_number(self, k).to_string()).collect();
@@ -141,7 +137,7 @@ impl Report {
         let mut out = Vec::new();
         let (mut sum_m, mut sum_deg, mut moved) = (0.0, 0.0, 0usize);
         for (k, c) in self.per_cycle.iter().enumerate() {
-            let (d, turn) = (distance(c), c.dheading_deg.abs());
+            let (d, turn) = (c.distance_m(), c.dheading_deg.abs());
             if moved > 0 {
                 let (mean_m, mean_deg) = (sum_m / moved as f64, sum_deg / moved as f64);
                 let progress =
@@ -173,7 +169,7 @@ impl Report {
         let mean = |h: &[CycleStep]| {
             let m = h.len() as f64;
             (
-                h.iter().map(distance).sum::<f64>() / m,
+                h.iter().map(CycleStep::distance_m).sum::<f64>() / m,
                 h.iter().map(|c| c.dheading_deg).sum::<f64>() / m,
             )
         };

@@ -356,6 +356,13 @@ pub struct CycleStep {
     pub droll_deg: f64,
 }
 
+impl CycleStep {
+    /// The cycle's step √(Δx² + Δy²), m: the thesis protocols' per-cycle d.
+    pub fn distance_m(&self) -> f64 {
+        self.dx_m.hypot(self.dy_m)
+    }
+}
+
 /// What the protocol measures.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {

@@ -211,24 +211,24 @@ impl QuadWalk {
     /// since the last call, s); true when that ends a cycle (for `Stand`: when the stance is
     /// first reached, without the hold).
     pub fn advance(&mut self, q: &[f64], dt: f64) -> bool {
-        if self.gait != QuadGait::Stand {
-            self.done_for = match self.done_for {
-                Some(t) => Some(t + dt),
-                None if reached(&self.roles, &self.targets(), q, false) => Some(0.0),
-                None => return false,
-            };
-            if self.done_for.is_some_and(|t| t < self.hold_s - 1e-9) {
+        if self.gait == QuadGait::Stand {
+            if !reached(&self.roles, &self.targets(), q, false) {
                 return false;
             }
-            self.done_for = None;
-        } else if !reached(&self.roles, &self.targets(), q, false) {
-            return false;
-        }
-        if self.gait == QuadGait::Stand {
             let first = !self.stood;
             self.stood = true;
             return first;
         }
+        let done_for = match self.done_for {
+            Some(t) => t + dt,
+            None if reached(&self.roles, &self.targets(), q, false) => 0.0,
+            None => return false,
+        };
+        if done_for < self.hold_s - 1e-9 {
+            self.done_for = Some(done_for);
+            return false;
+        }
+        self.done_for = None;
         self.step = (self.step + 1) % STEPS;
         if self.step == 0 {
             self.cycles += 1;
@@ -670,6 +670,15 @@ mod tests {
         seen
     }
 
+    /// Puts every module's (FJ, BJ1, BJ2) of roles 1…6 at `rows` (deg).
+    fn place(plant: &mut FakePlant, rows: [[f64; 3]; 6]) {
+        for (m, t) in roles().iter().zip(rows) {
+            plant.q[m.fj] = t[0].to_radians();
+            plant.q[m.bj1] = t[1].to_radians();
+            plant.q[m.bj2] = t[2].to_radians();
+        }
+    }
+
     fn legs(rows: &[[f64; 3]; 6]) -> LegTargets {
         [rows[2], rows[3], rows[4], rows[5]]
     }
@@ -805,13 +814,6 @@ mod tests {
         .with_hold(0.0);
         let mut plant = FakePlant::new(30);
         plant.max_speed = 0.0;
-        let place = |plant: &mut FakePlant, rows: [[f64; 3]; 6]| {
-            for (m, t) in r.iter().zip(rows) {
-                plant.q[m.fj] = t[0].to_radians();
-                plant.q[m.bj1] = t[1].to_radians();
-                plant.q[m.bj2] = t[2].to_radians();
-            }
-        };
         place(&mut plant, all_roles(&TABLE_3_19[0]));
         plant.tick(&mut c, 0.01);
         assert_eq!(c.step_index(), 1);
@@ -856,13 +858,6 @@ mod tests {
         let mut c = c.with_hold(0.03);
         let mut plant = FakePlant::new(30);
         plant.max_speed = 0.0;
-        let place = |plant: &mut FakePlant, rows: [[f64; 3]; 6]| {
-            for (m, t) in r.iter().zip(rows) {
-                plant.q[m.fj] = t[0].to_radians();
-                plant.q[m.bj1] = t[1].to_radians();
-                plant.q[m.bj2] = t[2].to_radians();
-            }
-        };
         // Step 0 reached at the first tick; the next is ordered 0.03 s (three 10 ms ticks)
         // later, and meanwhile step 0's targets stay commanded.
         place(&mut plant, all_roles(&TABLE_3_19[0]));

@@ -846,8 +846,9 @@ mod tests {
         }
         assert_eq!(&fr[..3], &[0.0, 25.0, 0.0], "FR: -s-r = 25 at step 2, {fr:?}");
         // The order/done hold: the plant reaches each step on the tick it is ordered (it
-        // is found reached at the next), so a cycle (5 steps) takes 5 ticks plus 5 holds. Over 2 s: at hold 0 about 40 cycles,
-        // at the default 0.02 s about 13, at 0.2 s under 2.
+        // is found reached at the next), so a cycle (5 steps) takes 5 ticks plus 5 holds.
+        // Over 2 s: at hold 0 about 40 cycles, at the default 0.02 s about 13, at 0.2 s
+        // under 2.
         let cycles = |hold: Option<f64>| {
             let mut v = vec![("direction", 1.0)];
             v.extend(hold.map(|h| ("hold_s", h)));
