@@ -207,7 +207,13 @@ impl Simulator {
 
     /// Whether the segment from `a` to `b` meets a world box (but `skip_boxes`) or a body
     /// (but `skip_bodies`) before reaching `b`.
-    fn segment_blocked(&self, a: Point3<f64>, b: Point3<f64>, skip_bodies: &[usize], skip_boxes: &[usize]) -> bool {
+    pub(crate) fn segment_blocked(
+        &self,
+        a: Point3<f64>,
+        b: Point3<f64>,
+        skip_bodies: &[usize],
+        skip_boxes: &[usize],
+    ) -> bool {
         let d = b - a;
         let len = d.norm();
         if len < REACH_SLACK_M {

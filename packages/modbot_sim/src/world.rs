@@ -815,6 +815,37 @@ impl Simulator {
             .collect()
     }
 
+    /// The torque each joint's drive applied in the last step (command order), N·m; `None`
+    /// on the rapier engine, which does not report it here.
+    pub fn joint_efforts(&self) -> Option<Vec<f64>> {
+        match &self.world {
+            World::Native(w) => Some((0..self.joints.len()).map(|k| w.joint_effort(k)).collect()),
+            World::Rapier(_) => None,
+        }
+    }
+
+    /// Robot `robot`'s force/torque sensors, by name ([`Simulator::force_sensors`] for any
+    /// robot of the world); empty on the rapier engine or for a robot that does not exist.
+    pub fn force_sensors_of(&self, robot: usize) -> BTreeMap<String, Vector3<f64>> {
+        let (World::Native(w), Some(info)) = (&self.world, self.robots.get(robot)) else {
+            return BTreeMap::new();
+        };
+        let forces = w.link_forces();
+        info.force_sensors
+            .iter()
+            .map(|(name, l)| {
+                let (b, off) = self.link_body[*l];
+                let frame = self.body_pose(b) * off;
+                (name.clone(), frame.rotation.inverse() * forces[*l])
+            })
+            .collect()
+    }
+
+    /// World pose of link `link` (index in [`Simulator::link_names`]).
+    pub fn pose_of_link(&self, link: usize) -> Isometry3<f64> {
+        self.link_pose(link)
+    }
+
     fn angle(&self, k: usize) -> f64 {
         if let World::Native(w) = &self.world {
             return w.joint_angle(k);

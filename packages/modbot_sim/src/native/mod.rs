@@ -267,6 +267,17 @@ impl NativeWorld {
         body.sign * self.state.nu[body.dof]
     }
 
+    /// The torque a joint's drive applied in the last step (command index), N·m, URDF sign:
+    /// its drive row's impulse over the step (0 for a free joint).
+    pub fn joint_effort(&self, joint: usize) -> f64 {
+        let b = self.model.body_of_joint[joint];
+        let body = &self.model.bodies[b];
+        if matches!(body.drive, crate::robot::Drive::Free) {
+            return 0.0;
+        }
+        body.sign * self.rows.drive_warm[b] / self.params.dt
+    }
+
     /// Kinetic energy ½ Σ Vᵀ I V of the bodies (no armature), J.
     pub fn kinetic_energy(&self) -> f64 {
         self.kin

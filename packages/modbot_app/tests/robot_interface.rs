@@ -1,0 +1,394 @@
+//! The robot interface's embedded binding (decision record 0058) against independent answers:
+//! the camera's tags where the module's kinematic model and the world file put them, the
+//! docking sensor's partner face where the port frames of the catalog put it, the latency
+//! and rate of the frames, connectors that latch only within their capture range, the
+//! IMU's gravity and yaw drift against its model, and faults named by the binding.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on bad fixtures
+
+use modbot_app::assemble::port_in_foot;
+use modbot_app::embedded::wheelfoot_modules;
+use modbot_behaviours::{ConnectorState, ControlMode, FrictionProbe, JointTarget, Modules, ProbeState, RobotError};
+use modbot_core::{ModuleCatalog, Scenario};
+use modbot_planner::friction::BandEdges;
+use modbot_sim::embedded::{ImuModel, SensorModels};
+use modbot_sim::{CameraNoise, EmbeddedModules, SensorFault};
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+
+/// The lens in the module frame at rest: the DetPoint (0.102, 0, 0.062), the pan and tilt
+/// axes, plus the lens's (0.0075, 0, 0.0075) in the camera link (record 0047).
+const LENS: [f64; 3] = [0.1095, 0.0, 0.0695];
+/// A module's DetPoint in its own frame (record 0047).
+const DETPOINT: [f64; 3] = [0.102, 0.0, 0.062];
+
+/// Module 1 at the origin facing +x; module 2 at `m2` facing back; markers `near` (in view,
+/// 18.6° left), `wide` (52° left: outside the 60° field), `hidden` (behind the wall) and
+/// `far` (2.5 m: beyond range).
+fn world(m2: [f64; 2], m2_yaw_deg: f64) -> Scenario {
+    let text = format!(
+        "name: interface\n\
+         ground: {{friction: 1.0, size_m: [20.0, 20.0]}}\n\
+         robot_starts:\n  - {{xyz: [0.0, 0.0, 0.0], yaw_deg: 0.0}}\n  - {{xyz: [{}, {}, 0.0], yaw_deg: {m2_yaw_deg}}}\n\
+         obstacles:\n  - {{name: wall, kind: wall, position_m: [0.8, -0.15], size_m: [0.05, 0.2, 0.3]}}\n\
+         markers:\n\
+         \x20 - {{name: near, tag: target, position_m: [1.0, 0.3], height_m: 0.0695}}\n\
+         \x20 - {{name: wide, tag: target, position_m: [0.5, 0.5], height_m: 0.0695}}\n\
+         \x20 - {{name: hidden, tag: target, position_m: [1.5, -0.25], height_m: 0.0695}}\n\
+         \x20 - {{name: far, tag: target, position_m: [2.6, 0.0], height_m: 0.0695}}\n",
+        m2[0], m2[1]
+    );
+    Scenario::from_yaml(&text, "interface").unwrap()
+}
+
+fn modules(w: &Scenario, models: SensorModels, noise: CameraNoise) -> EmbeddedModules {
+    wheelfoot_modules(w, models, noise, 7).unwrap()
+}
+
+/// Runs `m` for `seconds` at 100 Hz, nothing commanded but holding still.
+fn hold(m: &mut EmbeddedModules, seconds: f64) {
+    let t0 = m.simulator().time();
+    let ticks = (seconds * 100.0).round() as usize;
+    for k in 1..=ticks {
+        m.advance_to(t0 + k as f64 * 0.01).unwrap();
+    }
+}
+
+/// Module 1's camera reports module 2's DetPoint and the `near` marker at the bearing,
+/// elevation and range the kinematic model and the world file give, and neither the marker
+/// outside its field, nor the one behind the wall, nor the one beyond its range.
+#[test]
+fn the_camera_sees_tags_where_the_geometry_puts_them() {
+    let w = world([1.2, 0.0], 180.0);
+    let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
+    hold(&mut m, 0.5);
+    let frame = m.module_ref(0).unwrap().tags().unwrap().expect("a frame");
+    let ids: Vec<&str> = frame.detections.iter().map(|d| d.id.as_str()).collect();
+    assert!(ids.contains(&"module_2") && ids.contains(&"near"), "{ids:?}");
+    for unseen in ["wide", "hidden", "far"] {
+        assert!(!ids.contains(&unseen), "{unseen} seen: {ids:?}");
+    }
+    // Closed forms from the lens at LENS and the points where the world puts them.
+    let expect = |p: [f64; 3]| {
+        let v = Vector3::new(p[0] - LENS[0], p[1] - LENS[1], p[2] - LENS[2]);
+        (v.norm(), v.y.atan2(v.x), v.z.atan2(v.xy().norm()))
+    };
+    let m2 = [1.2 - DETPOINT[0], 0.0, DETPOINT[2]];
+    for (id, p) in [("module_2", m2), ("near", [1.0, 0.3, 0.0695])] {
+        let d = frame.find(id).unwrap();
+        let (r, az, el) = expect(p);
+        eprintln!(
+            "{id}: range {:.4} m (closed form {r:.4}), bearing {:.3}° ({:.3}°), elevation {:.3}° ({:.3}°)",
+            d.range_m(),
+            d.bearing_rad().to_degrees(),
+            az.to_degrees(),
+            d.elevation_rad().to_degrees(),
+            el.to_degrees()
+        );
+        // The modules settle on their plates and wheels: 5 mm and 0.5° cover it.
+        assert!((d.range_m() - r).abs() < 0.005, "{id}: range {} vs {r}", d.range_m());
+        assert!((d.bearing_rad() - az).abs().to_degrees() < 0.5, "{id}: bearing");
+        assert!((d.elevation_rad() - el).abs().to_degrees() < 0.5, "{id}: elevation");
+    }
+    // The wall hides `hidden` only: without it the same marker is seen.
+    let mut open = w.clone();
+    open.obstacles.clear();
+    let mut m = modules(&open, SensorModels::standard(), CameraNoise::NONE);
+    hold(&mut m, 0.2);
+    let frame = m.module_ref(0).unwrap().tags().unwrap().unwrap();
+    assert!(frame.find("hidden").is_some() && frame.find("far").is_none());
+}
+
+/// Frames come at the camera's rate, each stamped with its capture time and delivered its
+/// latency later; the covariance is the range and bearing σ carried to x, y, z.
+#[test]
+fn frames_arrive_at_their_rate_a_latency_after_capture() {
+    let w = world([1.2, 0.0], 180.0);
+    let noise = CameraNoise {
+        range_sigma_m: 0.01,
+        bearing_sigma_deg: 0.25,
+    };
+    let mut m = modules(&w, SensorModels::standard(), noise);
+    let mut arrivals: Vec<(f64, f64)> = Vec::new();
+    let mut last = f64::NEG_INFINITY;
+    for k in 1..=1000 {
+        m.advance_to(k as f64 * 0.001).unwrap();
+        if let Some(f) = m.module_ref(0).unwrap().tags().unwrap()
+            && f.stamp > last
+        {
+            last = f.stamp;
+            arrivals.push((m.module_ref(0).unwrap().now(), f.stamp));
+        }
+    }
+    let timing = m.models().camera;
+    // Things happen on physics steps: a frame is taken at the first step at or after its
+    // time and delivered at the first step at or after its latency is up.
+    let step = m.simulator().step_size();
+    assert!(arrivals.len() >= 14, "{} frames in 1 s", arrivals.len());
+    for (now, stamp) in &arrivals[1..] {
+        let latency = now - stamp;
+        assert!(
+            latency >= timing.latency_s - 1e-9 && latency <= timing.latency_s + step + 1e-9,
+            "latency {latency} s, model {}",
+            timing.latency_s
+        );
+    }
+    for pair in arrivals.windows(2) {
+        let gap = pair[1].1 - pair[0].1;
+        assert!((gap - 1.0 / timing.rate_hz).abs() <= step + 1e-9, "frame gap {gap} s");
+    }
+    // The rate holds over the second: frames at k / 15 s, each on the step after.
+    let (first, last) = (arrivals[0].1, arrivals[arrivals.len() - 1].1);
+    let expected = ((last - first) * timing.rate_hz).round() as usize + 1;
+    assert_eq!(arrivals.len(), expected, "{first} … {last}");
+    eprintln!(
+        "{} frames in 1 s, latency {:.4} s (model {:.4})",
+        arrivals.len(),
+        arrivals[2].0 - arrivals[2].1,
+        timing.latency_s
+    );
+    let f = m.module_ref(0).unwrap().tags().unwrap().unwrap();
+    let d = f.find("module_2").unwrap();
+    // Straight ahead: σ_r² along the axis, (r σ_b)² across it.
+    let r = d.range_m();
+    assert!((d.covariance[(0, 0)] - 1e-4).abs() < 2e-6, "{}", d.covariance);
+    let across = (r * 0.25f64.to_radians()).powi(2);
+    assert!(
+        (d.covariance[(1, 1)] - across).abs() < 0.05 * across,
+        "{}",
+        d.covariance
+    );
+}
+
+/// The pose of a port face at rest in the world, from the catalog's port frame and the
+/// module's start pose.
+fn face(start: [f64; 3], yaw_deg: f64, port: &str) -> Isometry3<f64> {
+    let module = Isometry3::from_parts(
+        Translation3::new(start[0], start[1], start[2]),
+        UnitQuaternion::from_axis_angle(&Vector3::z_axis(), yaw_deg.to_radians()),
+    );
+    module * port_in_foot(&ModuleCatalog::builtin(), port).unwrap()
+}
+
+/// Two modules wheel to wheel, the faces `gap` apart along x.
+fn wheel_to_wheel(gap: f64) -> (Scenario, f64) {
+    let f = face([0.0; 3], 0.0, "F").translation.x;
+    let x2 = 2.0 * f + gap;
+    (world([x2, 0.0], 180.0), x2)
+}
+
+/// Module 2 `dx` ahead of module 1's wheel face, 3 cm to the left, turned 170°: no symmetry
+/// hides a reading taken from the wrong side.
+fn skewed(dx: f64) -> (Scenario, [f64; 3], f64) {
+    let f = face([0.0; 3], 0.0, "F").translation.x;
+    let (at, yaw) = ([2.0 * f + dx, 0.03, 0.0], 170.0);
+    (world([at[0], at[1]], yaw), at, yaw)
+}
+
+/// The docking sensor reads the partner face where the port frames put it (within its σ and
+/// the settling), and nothing beyond its range.
+#[test]
+fn the_docking_sensor_reads_the_partner_face() {
+    let (w, at, yaw) = skewed(0.2);
+    let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
+    hold(&mut m, 0.3);
+    let r = m
+        .module_ref(0)
+        .unwrap()
+        .docking("F")
+        .unwrap()
+        .expect("the partner face is seen");
+    let expect = face([0.0; 3], 0.0, "F").inverse() * face(at, yaw, "F");
+    let err = (r.pose.translation.vector - expect.translation.vector).norm();
+    let axis = (r.pose.rotation * Vector3::x()).angle(&(expect.rotation * Vector3::x()));
+    eprintln!(
+        "dock/F sees {} at {:?} (closed form {:?}): {:.4} m, {:.2}° off",
+        r.partner,
+        r.pose.translation.vector.as_slice(),
+        expect.translation.vector.as_slice(),
+        err,
+        axis.to_degrees()
+    );
+    assert_eq!(r.partner, "m2/F");
+    assert!(err < 0.01, "{err} m");
+    assert!(axis.to_degrees() < 3.0, "{}°", axis.to_degrees());
+    // 0.5 m apart: beyond the 0.4 m range.
+    let (w, _) = wheel_to_wheel(0.5);
+    let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
+    hold(&mut m, 0.3);
+    assert_eq!(m.module_ref(0).unwrap().docking("F").unwrap(), None);
+}
+
+/// Out of capture range an engage reports failed, naming the nearest face; within it the
+/// connector latches (the partner's too), the two modules move as one, and a release opens
+/// both.
+#[test]
+fn connectors_latch_only_within_capture_range() {
+    let (w, _) = wheel_to_wheel(0.1);
+    let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
+    hold(&mut m, 0.2);
+    m.module(0).unwrap().engage("F").unwrap();
+    assert_eq!(
+        m.module_ref(0).unwrap().connector("F").unwrap().state,
+        ConnectorState::Engaging
+    );
+    hold(&mut m, 0.3);
+    let s = m.module_ref(0).unwrap().connector("F").unwrap();
+    assert_eq!(s.state, ConnectorState::Failed, "{s:?}");
+    let why = s.reason.unwrap();
+    eprintln!("engage 10 cm out: {why}");
+    assert!(
+        why.contains("no partner face within 0.03 m") && why.contains("m2/F"),
+        "{why}"
+    );
+    assert!(m.simulator().docks().is_empty());
+
+    let (w, _) = wheel_to_wheel(0.012);
+    let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
+    hold(&mut m, 0.2);
+    m.module(0).unwrap().engage("F").unwrap();
+    hold(&mut m, 0.1);
+    let s = m.module_ref(0).unwrap().connector("F").unwrap();
+    assert_eq!(
+        (s.state, s.partner.as_deref()),
+        (ConnectorState::Latched, Some("m2/F")),
+        "{s:?}"
+    );
+    let p = m.module_ref(1).unwrap().connector("F").unwrap();
+    assert_eq!((p.state, p.partner.as_deref()), (ConnectorState::Latched, Some("m1/F")));
+    assert_eq!(m.simulator().link_groups().len(), 1, "one tree once latched");
+    m.module(1).unwrap().release("F").unwrap();
+    hold(&mut m, 0.05);
+    for i in 0..2 {
+        assert_eq!(
+            m.module_ref(i).unwrap().connector("F").unwrap().state,
+            ConnectorState::Open
+        );
+    }
+    assert!(m.simulator().docks().is_empty());
+    // An unknown port is named.
+    let e = m.module(0).unwrap().engage("Q").unwrap_err();
+    assert!(e.to_string().contains("m1/Q") && e.to_string().contains("BF"), "{e}");
+}
+
+/// A joint switched to position control follows position commands; a speed for a joint in
+/// position mode is refused naming the joint, and so is a NaN.
+#[test]
+fn joints_switch_mode_and_bad_commands_are_refused() {
+    let w = world([1.2, 0.0], 180.0);
+    let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
+    let io = m.module(0).unwrap();
+    let fj = io.joint_names().iter().position(|n| n == "m1_front_joint").unwrap();
+    assert_eq!(io.control_modes()[fj], ControlMode::Velocity);
+    let q0 = io.joint_states().unwrap().position;
+    let mut targets: Vec<JointTarget> = io
+        .control_modes()
+        .iter()
+        .zip(&q0)
+        .map(|(mode, q)| match mode {
+            ControlMode::Position => JointTarget::Position(*q),
+            ControlMode::Velocity => JointTarget::Velocity(0.0),
+        })
+        .collect();
+    targets[fj] = JointTarget::Position(0.5);
+    let e = io.command(&targets).unwrap_err();
+    assert!(
+        matches!(&e, RobotError::CommandRefused { target, .. } if target == "m1_front_joint"),
+        "{e}"
+    );
+    io.switch_mode(fj, ControlMode::Position).unwrap();
+    io.command(&targets).unwrap();
+    hold(&mut m, 1.0);
+    let q = m.module_ref(0).unwrap().joint_states().unwrap().position[fj];
+    assert!((q - 0.5).abs() < 0.02, "front joint at {q} rad, commanded 0.5");
+    targets[fj] = JointTarget::Position(f64::NAN);
+    let e = m.module(0).unwrap().command(&targets).unwrap_err();
+    assert!(
+        e.to_string().contains("m1_front_joint") && e.to_string().contains("NaN"),
+        "{e}"
+    );
+}
+
+/// At rest on level ground the IMU reads +g up and the start heading; its yaw error wanders
+/// as the random walk of its model: the increments over 1 s give back the walk's σ.
+#[test]
+fn the_imu_reads_gravity_and_its_yaw_walks_as_modelled() {
+    let w = world([1.2, 0.0], 180.0);
+    let walk = 1.0;
+    let models = SensorModels {
+        imu: ImuModel {
+            yaw_walk_deg_per_sqrt_s: walk,
+            ..ImuModel::EXACT
+        },
+        ..SensorModels::standard()
+    };
+    let mut m = modules(&w, models, CameraNoise::NONE);
+    hold(&mut m, 0.5);
+    let imu = m.module_ref(0).unwrap().imu().unwrap();
+    let a = imu.linear_acceleration;
+    assert!((a - Vector3::new(0.0, 0.0, 9.81)).norm() < 0.2, "specific force {a:?}");
+    let mut errors: Vec<Vec<f64>> = vec![Vec::new(); 2];
+    for _ in 0..40 {
+        hold(&mut m, 1.0);
+        let poses = m.simulator().link_poses();
+        for (i, e) in errors.iter_mut().enumerate() {
+            let foot = m
+                .simulator()
+                .links_of(i)
+                .find(|&l| m.simulator().link_names()[l] == "m1_foot")
+                .unwrap();
+            let truth = modbot_gaits::modular::yaw_of(&poses[foot]);
+            let read = m.module_ref(i).unwrap().imu().unwrap().yaw();
+            e.push(modbot_gaits::modular::wrap_rad(read - truth).to_degrees());
+        }
+    }
+    let steps: Vec<f64> = errors.iter().flat_map(|e| e.windows(2).map(|w| w[1] - w[0])).collect();
+    let sigma = (steps.iter().map(|s| s * s).sum::<f64>() / steps.len() as f64).sqrt();
+    eprintln!(
+        "yaw walk: σ of 1 s increments {sigma:.3}°, model {walk}°/√s, {} increments",
+        steps.len()
+    );
+    // 78 increments: the estimate of σ is within ±25 % with probability > 99 %.
+    assert!((sigma - walk).abs() < 0.25 * walk, "{sigma}");
+}
+
+/// A NaN in a reading is refused by the binding naming the sensor and field; a silent IMU
+/// stops the friction probe with a reason naming it.
+#[test]
+fn faults_are_named() {
+    let w = world([1.2, 0.0], 180.0);
+    let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
+    m.inject(0, "imu", Some(SensorFault::NotANumber)).unwrap();
+    m.inject(0, "camera", Some(SensorFault::NotANumber)).unwrap();
+    hold(&mut m, 0.2);
+    let e = m.module_ref(0).unwrap().imu().unwrap_err();
+    assert!(
+        matches!(&e, RobotError::BadReading { sensor, field, .. } if sensor == "imu" && field == "angular_velocity.x"),
+        "{e}"
+    );
+    let e = m.module_ref(0).unwrap().tags().unwrap_err();
+    assert!(
+        e.to_string().contains("`camera`") && e.to_string().contains("stamp"),
+        "{e}"
+    );
+    // The other module's sensors are untouched.
+    assert!(m.module_ref(1).unwrap().imu().is_ok());
+
+    let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
+    let mut probe = FrictionProbe::new(BandEdges::Thesis, 0.01);
+    let mut end = None;
+    for k in 1..=300 {
+        if k == 50 {
+            m.inject(0, "imu", Some(SensorFault::Silent)).unwrap();
+        }
+        if let ProbeState::Failed(why) = probe.tick(m.module(0).unwrap()) {
+            end = Some((m.module_ref(0).unwrap().now(), why.clone()));
+            break;
+        }
+        m.advance_to(k as f64 * 0.01).unwrap();
+    }
+    let (t, why) = end.expect("the probe stops");
+    eprintln!("probe stopped at {t:.2} s: {why}");
+    assert!(why.contains("`imu` lost"), "{why}");
+    // Silent from 0.49 s, refused once 0.1 s old.
+    assert!((0.58..0.62).contains(&t), "{t}");
+}

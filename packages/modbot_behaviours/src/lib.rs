@@ -1,0 +1,11 @@
+#![doc = include_str!("../README.md")]
+
+pub mod friction_probe;
+pub mod interface;
+
+pub use friction_probe::{FrictionProbe, ProbeState};
+pub use interface::{
+    Clock, ConnectorState, ConnectorStatus, Connectors, ControlMode, DockingReading, ForceTorque, Imu, ImuReading,
+    JointStates, JointTarget, Joints, Module, Modules, Monotonic, RobotError, TagCamera, TagDetection, TagFrame,
+    Wrench, fresh,
+};
