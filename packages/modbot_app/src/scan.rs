@@ -26,25 +26,22 @@
 
 use std::collections::BTreeMap;
 
+use modbot_behaviours::TagDetection;
+use modbot_behaviours::scan::{InitialScan, KnownObject, ScanState};
 use modbot_core::scenario::Tag;
 use modbot_core::{LinkTree, ModuleCatalog, Scenario, Topology};
 use modbot_gaits::modular::wrap_rad;
 use modbot_planner::modeling::{ModuleScan, Seen, Sighting, module_reference};
-use modbot_sim::{Camera, CameraNoise, CameraSpec, Detectable, Detection, Mark, Plant, heading_of};
+use modbot_sim::embedded::{ImuModel, SensorModels, point_covariance};
+use modbot_sim::{Camera, CameraNoise, CameraSpec, Detectable, Mark, Plant, heading_of};
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 
-/// Pan increment, deg (§6.2).
-pub const PAN_STEP_DEG: f64 = 30.0;
-/// Stops of one turn.
-pub const STOPS: usize = 12;
-/// The next stop is commanded when the pan is this close to the current one, deg (§6.2).
-pub const PAN_REACHED_DEG: f64 = 10.0;
-/// Time the modules are left to settle on the ground before the scan, s.
-pub const SETTLE_S: f64 = 0.5;
+pub use modbot_behaviours::scan::{
+    CAMERA_LINK, Capture, DETPOINT_IN_MAST_M, FOOT_LINK, LENS_M, MAST_LINK, PAN_AXIS_AHEAD_M, PAN_JOINT,
+    PAN_REACHED_DEG, PAN_STEP_DEG, SETTLE_S, STOPS, TIMEOUT_S, module_id, stop_angle,
+};
 /// Control rate, Hz: the simulator's default (record 0023).
 pub use modbot_sim::DEFAULT_CONTROL_RATE_HZ as CONTROL_HZ;
-/// Simulated time allowed for the scan, s (it takes about 2 s).
-pub const TIMEOUT_S: f64 = 20.0;
 /// The camera's horizontal field of view, deg: two neighbouring 30° stops overlap by half.
 pub const HFOV_DEG: f64 = 60.0;
 /// Its vertical field of view, deg: level, it sees the centre of a lath's bar 0.13 m up from
@@ -57,28 +54,6 @@ pub const NOISE: CameraNoise = CameraNoise {
     range_sigma_m: 0.01,
     bearing_sigma_deg: 0.25,
 };
-/// The lens in the `camera` link's frame: the centre of the camera box's front face.
-pub const LENS_M: [f64; 3] = [0.0075, 0.0, 0.0075];
-/// How far ahead of a module's reference point its camera pans, m: the `cam_pan` axis at
-/// the DetPoint's x (the body frame at BackJoint1, x = 0.0945, plus the joint's 0.0075).
-pub const PAN_AXIS_AHEAD_M: f64 = 0.102;
-/// The DetPoint in the `mast` link's frame: the tilt axis, on the pan axis, 0.102 m ahead of
-/// the reference point (module frame (0.102, 0, 0.062)).
-pub const DETPOINT_IN_MAST_M: [f64; 3] = [0.0, 0.0, 0.02];
-/// The lone module's links (module `m1` of the `wheelfoot` robot).
-pub const FOOT_LINK: &str = "m1_foot";
-/// The link the camera sits on.
-pub const CAMERA_LINK: &str = "m1_camera";
-/// The pan link.
-pub const MAST_LINK: &str = "m1_mast";
-/// The pan joint.
-pub const PAN_JOINT: &str = "m1_cam_pan";
-
-/// The id a camera reports Module#(i+1) as.
-pub fn module_id(i: usize) -> String {
-    format!("module_{}", i + 1)
-}
-
 /// The mast camera of robot `robot`, a lone wheel-foot module.
 pub fn wheelfoot_camera(robot: usize, noise: CameraNoise) -> CameraSpec {
     CameraSpec {
@@ -177,29 +152,20 @@ pub fn detectables(me: usize, modules: usize, objects: &[TaggedObject]) -> Vec<D
 pub struct ScanSettings {
     /// The cameras' noise.
     pub noise: CameraNoise,
+    /// The IMUs' errors (the compass), on the robot interface.
+    pub imu: ImuModel,
     /// Seed of the noise (module i's camera draws from stream i).
     pub seed: u64,
 }
 
 impl Default for ScanSettings {
     fn default() -> ScanSettings {
-        ScanSettings { noise: NOISE, seed: 0 }
+        ScanSettings {
+            noise: NOISE,
+            imu: ImuModel::default(),
+            seed: 0,
+        }
     }
-}
-
-/// One reading of one module's camera.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Capture {
-    /// The module (0 = Module#1).
-    pub module: usize,
-    /// The stop (0 … 11).
-    pub stop: usize,
-    /// Simulated time, s.
-    pub time_s: f64,
-    /// The pan encoder then, deg.
-    pub pan_deg: f64,
-    /// What the camera reported.
-    pub detections: Vec<Detection>,
 }
 
 /// Where things really were (the simulator's truth, for tests; no module reads it):
@@ -225,11 +191,6 @@ pub struct ScanOutcome {
     pub time_s: f64,
 }
 
-/// The pan command of a stop, rad: k · 30° wrapped to the joint's ±180°.
-pub fn stop_angle(stop: usize) -> f64 {
-    wrap_rad((stop as f64 * PAN_STEP_DEG).to_radians())
-}
-
 /// Running sum of one module's measurements of one thing.
 struct Sum {
     seen: Seen,
@@ -239,15 +200,72 @@ struct Sum {
 }
 
 /// Runs the initial scan of every module of `world` (its `robot_starts`, lone wheel-foot
-/// modules) and returns their measurements.
+/// modules) on the robot interface's embedded binding (`modbot_behaviours::scan`, record
+/// 0058) and returns their measurements, with the truth read from the simulator afterwards.
 pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOutcome, String> {
-    let mut sim = crate::assemble::fleet_simulator(world)?;
-    initial_scan_on(&mut sim, world, settings)
+    let models = SensorModels {
+        imu: settings.imu,
+        ..SensorModels::standard()
+    };
+    let mut modules = crate::embedded::wheelfoot_modules(world, models, settings.noise, settings.seed)?;
+    let objects = tagged_objects(world)
+        .into_iter()
+        .map(|o| KnownObject {
+            name: o.name,
+            tag: o.tag,
+            yaw: o.yaw,
+        })
+        .collect();
+    let mut scan = InitialScan::new(objects)?;
+    let t0 = modules.simulator().time();
+    let dt = 1.0 / CONTROL_HZ;
+    let mut tick: u64 = 0;
+    loop {
+        match scan.tick(&mut modules) {
+            ScanState::Done => break,
+            ScanState::Failed(why) => return Err(why.clone()),
+            _ => {}
+        }
+        tick += 1;
+        modules.advance_to(t0 + tick as f64 * dt).map_err(|e| e.to_string())?;
+    }
+    let sim = modules.simulator();
+    let foot: Vec<usize> = (0..sim.robot_count())
+        .map(|r| {
+            sim.links_of(r)
+                .find(|&l| sim.link_names()[l] == FOOT_LINK)
+                .ok_or_else(|| format!("module {} has no link `{FOOT_LINK}`", r + 1))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(ScanOutcome {
+        scans: scan.scans().to_vec(),
+        captures: scan.captures().to_vec(),
+        truth: truth(&sim.link_poses(), &foot, &tagged_objects(world)),
+        time_s: sim.time(),
+    })
+}
+
+/// Where the modules' reference points and the objects are, relative to Module#1's.
+fn truth(poses: &[Isometry3<f64>], foot: &[usize], objects: &[TaggedObject]) -> Truth {
+    let at = |l: usize| {
+        let p = poses[l].translation.vector;
+        ([p.x, p.y], heading_of(&poses[l]))
+    };
+    let origin = at(foot[0]).0;
+    let rel = |p: [f64; 2]| [p[0] - origin[0], p[1] - origin[1]];
+    Truth {
+        modules: foot.iter().map(|&l| (rel(at(l).0), at(l).1)).collect(),
+        objects: objects
+            .iter()
+            .map(|o| (o.name.clone(), rel([o.point[0], o.point[1]])))
+            .collect(),
+    }
 }
 
 /// Runs the initial scan on `sim`, a fleet simulator of `world` (one lone wheel-foot module
 /// per `robot_starts` entry), from its current time: what the mission does after its
-/// friction estimate.
+/// friction estimate. The mission's own until it moves to the robot interface (issue 49,
+/// record 0058): it reads the compass from the simulator and the camera without latency.
 pub fn initial_scan_on(sim: &mut dyn Plant, world: &Scenario, settings: &ScanSettings) -> Result<ScanOutcome, String> {
     let n = world.robot_starts.len();
     if sim.robot_count() != n {
@@ -361,12 +379,24 @@ pub fn initial_scan_on(sim: &mut dyn Plant, world: &Scenario, settings: &ScanSet
                         }),
                     }
                 }
+                let n = settings.noise;
                 captures.push(Capture {
                     module: i,
                     stop: stop[i],
                     time_s: t,
                     pan_deg: q[pan[i]].to_degrees(),
-                    detections,
+                    detections: detections
+                        .into_iter()
+                        .map(|d| TagDetection {
+                            covariance: point_covariance(
+                                &d.position,
+                                n.range_sigma_m,
+                                n.bearing_sigma_deg.to_radians(),
+                            ),
+                            id: d.id,
+                            position: d.position,
+                        })
+                        .collect(),
                 });
                 stop[i] += 1;
             }
@@ -386,15 +416,7 @@ pub fn initial_scan_on(sim: &mut dyn Plant, world: &Scenario, settings: &ScanSet
         let p = poses[l].translation.vector;
         ([p.x, p.y], heading_of(&poses[l]))
     };
-    let origin = at(foot[0]).0;
-    let rel = |p: [f64; 2]| [p[0] - origin[0], p[1] - origin[1]];
-    let truth = Truth {
-        modules: foot.iter().map(|&l| (rel(at(l).0), at(l).1)).collect(),
-        objects: objects
-            .iter()
-            .map(|o| (o.name.clone(), rel([o.point[0], o.point[1]])))
-            .collect(),
-    };
+    let truth = truth(&poses, &foot, &objects);
     let scans = foot
         .iter()
         .zip(sums)

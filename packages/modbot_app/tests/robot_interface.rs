@@ -392,3 +392,60 @@ fn faults_are_named() {
     // Silent from 0.49 s, refused once 0.1 s old.
     assert!((0.58..0.62).contains(&t), "{t}");
 }
+
+/// A scan whose camera goes silent ends once no frame has come for its timeout, naming the
+/// module's camera; an unknown tag ends it naming the tag.
+#[test]
+fn the_scan_ends_named_when_a_camera_goes_silent() {
+    use modbot_behaviours::scan::{FRAME_TIMEOUT_S, InitialScan, KnownObject, ScanState};
+    let w = world([1.2, 0.0], 180.0);
+    let known = |names: &[&str]| -> Vec<KnownObject> {
+        names
+            .iter()
+            .map(|n| KnownObject {
+                name: n.to_string(),
+                tag: modbot_core::scenario::Tag::Target,
+                yaw: 0.0,
+            })
+            .collect()
+    };
+    let run = |scan: &mut InitialScan, m: &mut EmbeddedModules, silent_at: Option<f64>| -> (f64, ScanState) {
+        for k in 1..=3000 {
+            let t = k as f64 * 0.01;
+            if silent_at.is_some_and(|s| (t - s).abs() < 0.005) {
+                m.inject(1, "camera", Some(SensorFault::Silent)).unwrap();
+            }
+            let state = scan.tick(m).clone();
+            if matches!(state, ScanState::Done | ScanState::Failed(_)) {
+                return (t, state);
+            }
+            m.advance_to(t).unwrap();
+        }
+        panic!("the scan neither ended nor failed");
+    };
+    let all = known(&["near", "wide", "hidden", "far"]);
+    let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
+    let mut scan = InitialScan::new(all.clone()).unwrap();
+    let (t, state) = run(&mut scan, &mut m, Some(1.0));
+    eprintln!("camera of Module#2 silent from 1.0 s: at {t:.2} s {state}");
+    let ScanState::Failed(why) = state else {
+        panic!("{state}")
+    };
+    assert!(why.contains("Module#2's camera delivered no frame"), "{why}");
+    // Its last frame was taken before 1.0 s: it fails once that frame is a timeout old.
+    assert!(
+        t > 1.0 + FRAME_TIMEOUT_S - 0.1 && t < 1.0 + FRAME_TIMEOUT_S + 0.1,
+        "{t}"
+    );
+    // A tag nobody told it of.
+    let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
+    let mut scan = InitialScan::new(known(&["wide", "hidden", "far"])).unwrap();
+    let (_, state) = run(&mut scan, &mut m, None);
+    assert!(state.to_string().contains("unknown tag `near`"), "{state}");
+    // And with everything known, it ends.
+    let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
+    let mut scan = InitialScan::new(all).unwrap();
+    let (t, state) = run(&mut scan, &mut m, None);
+    assert_eq!(state, ScanState::Done, "at {t}");
+    assert_eq!(scan.captures().len(), 2 * modbot_behaviours::scan::STOPS);
+}

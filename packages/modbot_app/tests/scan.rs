@@ -14,6 +14,18 @@ use modbot_core::Scenario;
 use modbot_core::scenario::Tag;
 use modbot_planner::modeling::{ModelingError, ModuleScan, SceneModel, Seen, model};
 use modbot_sim::CameraNoise;
+use modbot_sim::embedded::ImuModel;
+
+/// The IMU the modules carry (record 0058).
+const IMU: ImuModel = ImuModel {
+    rate_hz: 100.0,
+    tilt_sigma_deg: 0.1,
+    yaw_sigma_deg: 0.2,
+    yaw_walk_deg_per_sqrt_s: 0.05,
+    gyro_sigma_deg_s: 0.1,
+    gyro_bias_sigma_deg_s: 0.2,
+    accel_sigma_m_s2: 0.05,
+};
 
 fn mission() -> Scenario {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../worlds/strategic_mission.yaml");
@@ -30,17 +42,33 @@ fn mission() -> Scenario {
 /// of the noise-free scan is added: the modules take their foot as level, and it sits a
 /// little pitched on the plate, the wheel and the caster (0.3 mm at most measured, see
 /// `without_noise_the_map_is_exact_to_the_level_foot`).
-fn tolerance(noise: CameraNoise, hops: usize) -> f64 {
-    let s = (noise.range_sigma_m.powi(2) + (RANGE_M * noise.bearing_sigma_deg.to_radians()).powi(2)).sqrt();
+///
+/// The compass (the IMU's yaw, record 0058) turns the whole measurement: an error of σ_c
+/// moves the point across the line of sight by r·σ_c, so s² gains (R σ_c)², with σ_c² the
+/// yaw's white variance plus its walk's over the scan (w² T, T ≤ [`SCAN_S`]).
+fn tolerance(noise: CameraNoise, imu: ImuModel, hops: usize) -> f64 {
+    let compass = (imu.yaw_sigma_deg.powi(2) + imu.yaw_walk_deg_per_sqrt_s.powi(2) * SCAN_S).sqrt();
+    let s = (noise.range_sigma_m.powi(2)
+        + (RANGE_M * noise.bearing_sigma_deg.to_radians()).powi(2)
+        + (RANGE_M * compass.to_radians()).powi(2))
+    .sqrt();
     SYSTEMATIC_M + 4.0 * (hops as f64).sqrt() * s
 }
+
+/// The scan's length bound for the compass's walk, s.
+const SCAN_S: f64 = 10.0;
 
 /// The noise-free scan's largest error, with margin, m.
 const SYSTEMATIC_M: f64 = 0.002;
 
 /// Every module and object against the truth: Ok(largest error / its tolerance) or the
 /// first miss.
-fn check(outcome: &ScanOutcome, m: &Result<SceneModel, ModelingError>, noise: CameraNoise) -> Result<f64, String> {
+fn check(
+    outcome: &ScanOutcome,
+    m: &Result<SceneModel, ModelingError>,
+    noise: CameraNoise,
+    imu: ImuModel,
+) -> Result<f64, String> {
     let m = m.as_ref().map_err(|e| e.to_string())?;
     let mut worst: f64 = 0.0;
     let mut rows = Vec::new();
@@ -54,7 +82,7 @@ fn check(outcome: &ScanOutcome, m: &Result<SceneModel, ModelingError>, noise: Ca
     }
     for (name, p, truth) in rows {
         let err = (p.position[0] - truth[0]).hypot(p.position[1] - truth[1]);
-        let tol = tolerance(noise, p.hops);
+        let tol = tolerance(noise, imu, p.hops);
         eprintln!(
             "{name:>16}: at ({:+.4}, {:+.4}), truth ({:+.4}, {:+.4}), error {:.4} m, {} hop(s) via {:?}, tolerance {:.4} m",
             p.position[0],
@@ -74,9 +102,9 @@ fn check(outcome: &ScanOutcome, m: &Result<SceneModel, ModelingError>, noise: Ca
     Ok(worst)
 }
 
-fn scan(noise: CameraNoise, seed: u64) -> ScanOutcome {
+fn scan(noise: CameraNoise, imu: ImuModel, seed: u64) -> ScanOutcome {
     let t = std::time::Instant::now();
-    let out = initial_scan(&mission(), &ScanSettings { noise, seed }).unwrap();
+    let out = initial_scan(&mission(), &ScanSettings { noise, imu, seed }).unwrap();
     eprintln!(
         "scan: {:.2} s simulated in {:.2} s",
         out.time_s,
@@ -91,7 +119,7 @@ fn scan(noise: CameraNoise, seed: u64) -> ScanOutcome {
 /// another module than Module#1.
 #[test]
 fn the_scan_and_the_model_recover_the_mission() {
-    let out = scan(NOISE, 1);
+    let out = scan(NOISE, IMU, 1);
     for i in 0..6 {
         let stops: Vec<&modbot_app::scan::Capture> = out.captures.iter().filter(|c| c.module == i).collect();
         assert_eq!(stops.len(), STOPS, "Module#{}", i + 1);
@@ -108,7 +136,7 @@ fn the_scan_and_the_model_recover_the_mission() {
         }
     }
     let m = model(&out.scans);
-    let worst = check(&out, &m, NOISE).unwrap();
+    let worst = check(&out, &m, NOISE, IMU).unwrap();
     eprintln!("worst error / tolerance: {worst:.2}");
     let m = m.unwrap();
     assert_eq!(m.modules[4].unwrap().by, Some(2), "Module#5 through Module#3");
@@ -135,9 +163,9 @@ fn the_scan_and_the_model_recover_the_mission() {
 /// [`SYSTEMATIC_M`].
 #[test]
 fn without_noise_the_map_is_exact_to_the_level_foot() {
-    let out = scan(CameraNoise::NONE, 0);
+    let out = scan(CameraNoise::NONE, ImuModel::EXACT, 0);
     let m = model(&out.scans);
-    let worst = check(&out, &m, CameraNoise::NONE).unwrap();
+    let worst = check(&out, &m, CameraNoise::NONE, ImuModel::EXACT).unwrap();
     eprintln!("worst error / systematic allowance: {worst:.2}");
 }
 
@@ -145,8 +173,8 @@ fn without_noise_the_map_is_exact_to_the_level_foot() {
 /// noise's tolerance.
 #[test]
 fn ten_times_the_noise_misses() {
-    let out = scan(NOISE.scaled(10.0), 1);
-    let e = check(&out, &model(&out.scans), NOISE).unwrap_err();
+    let out = scan(NOISE.scaled(10.0), IMU, 1);
+    let e = check(&out, &model(&out.scans), NOISE, IMU).unwrap_err();
     eprintln!("{e}");
 }
 
@@ -155,7 +183,7 @@ fn ten_times_the_noise_misses() {
 /// within the tolerance of its longer path, so the map still holds.
 #[test]
 fn a_dropped_detection_is_found() {
-    let out = scan(NOISE, 1);
+    let out = scan(NOISE, IMU, 1);
     let seers = |s: &Seen| -> Vec<usize> {
         (0..out.scans.len())
             .filter(|&i| out.scans[i].sightings.iter().any(|g| &g.seen == s))
@@ -168,7 +196,7 @@ fn a_dropped_detection_is_found() {
         s
     };
     let dropped = drop(&out.scans, 2, &Seen::Module(4));
-    let e = check(&out, &model(&dropped), NOISE).unwrap_err();
+    let e = check(&out, &model(&dropped), NOISE, IMU).unwrap_err();
     assert!(e.contains("Module#5 unscanned"), "{e}");
     let lath = Seen::Object {
         name: "lath".into(),
@@ -176,6 +204,6 @@ fn a_dropped_detection_is_found() {
     };
     assert!(seers(&lath).len() >= 2, "{:?}", seers(&lath));
     let rerouted = model(&drop(&out.scans, 0, &lath));
-    check(&out, &rerouted, NOISE).unwrap();
+    check(&out, &rerouted, NOISE, IMU).unwrap();
     assert_ne!(rerouted.unwrap().objects["lath"].1.by, Some(0));
 }

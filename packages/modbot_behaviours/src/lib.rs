@@ -2,6 +2,7 @@
 
 pub mod friction_probe;
 pub mod interface;
+pub mod scan;
 
 pub use friction_probe::{FrictionProbe, ProbeState};
 pub use interface::{

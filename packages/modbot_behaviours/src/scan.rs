@@ -1,0 +1,446 @@
+//! The initial 360° scan of the strategic mission (seed-000 §6.2, Lua `initial_scan`;
+//! decision records 0047, 0058) as a state machine on the robot interface: every lone
+//! wheel-foot module pans its mast camera 0 → 360° in 30° stops, all at once as the
+//! source's modules do, and turns what it sees into sightings for the modelling step
+//! (`modbot_planner::modeling`, §6.3).
+//!
+//! Each tick, per module: the joint states and the IMU are read and kept for a second
+//! (stamped); the pan is commanded to its stop (0, 30, …, 180, −150, …, −30: the joint
+//! turns ±180°); once the pan encoder is within 10° of the stop (§6.2), the first camera
+//! frame **captured after that moment** is used and the next stop is commanded. The frame
+//! is converted with the joint angles and the compass **at its capture stamp** (the frame
+//! arrives a latency later, when the pan has moved on), never with later ones.
+//!
+//! What a module uses (record 0047): the detection; its joint encoders and its kinematic
+//! model (`LinkTree`: the lens's pose in its foot frame, the foot taken as level); its
+//! compass (its IMU's yaw); the seen module's heading as that module's own IMU gives it
+//! (the source's shared `ornt`); a tagged object's published yaw ([`KnownObject`]). A
+//! module's reference point is its DetPoint − 0.102 m along its heading
+//! (`modeling::module_reference`); a module that sees one thing at several stops keeps
+//! the mean.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+
+use modbot_core::scenario::Tag;
+use modbot_core::{LinkTree, ModuleCatalog, Topology};
+use modbot_gaits::modular::wrap_rad;
+use modbot_planner::modeling::{ModuleScan, Seen, Sighting, module_reference};
+use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
+
+use crate::interface::{ControlMode, JointTarget, Modules, Monotonic, TagDetection, fresh};
+
+/// Pan increment, deg (§6.2).
+pub const PAN_STEP_DEG: f64 = 30.0;
+/// Stops of one turn.
+pub const STOPS: usize = 12;
+/// The next stop is commanded when the pan is this close to the current one, deg (§6.2).
+pub const PAN_REACHED_DEG: f64 = 10.0;
+/// Time the modules are left to settle on the ground before the scan, s.
+pub const SETTLE_S: f64 = 0.5;
+/// Time allowed for the scan after settling, s (it takes about 3 s).
+pub const TIMEOUT_S: f64 = 20.0;
+/// A camera that delivers no frame for this long stops the scan, s.
+pub const FRAME_TIMEOUT_S: f64 = 1.0;
+/// Joint states and IMU readings older than this are forgotten, s.
+const HISTORY_S: f64 = 1.0;
+/// The lens in the `camera` link's frame: the centre of the camera box's front face.
+pub const LENS_M: [f64; 3] = [0.0075, 0.0, 0.0075];
+/// How far ahead of a module's reference point its camera pans, m: the `cam_pan` axis at
+/// the DetPoint's x (the body frame at BackJoint1, x = 0.0945, plus the joint's 0.0075).
+pub const PAN_AXIS_AHEAD_M: f64 = 0.102;
+/// The DetPoint in the `mast` link's frame: the tilt axis, on the pan axis, 0.102 m ahead of
+/// the reference point (module frame (0.102, 0, 0.062)).
+pub const DETPOINT_IN_MAST_M: [f64; 3] = [0.0, 0.0, 0.02];
+/// The lone module's foot link (module `m1` of the `wheelfoot` robot).
+pub const FOOT_LINK: &str = "m1_foot";
+/// The link the camera sits on.
+pub const CAMERA_LINK: &str = "m1_camera";
+/// The pan link.
+pub const MAST_LINK: &str = "m1_mast";
+/// The pan joint.
+pub const PAN_JOINT: &str = "m1_cam_pan";
+
+/// The id a camera reports Module#(i+1) as.
+pub fn module_id(i: usize) -> String {
+    format!("module_{}", i + 1)
+}
+
+/// The pan command of a stop, rad: k · 30° wrapped to the joint's ±180°.
+pub fn stop_angle(stop: usize) -> f64 {
+    wrap_rad((stop as f64 * PAN_STEP_DEG).to_radians())
+}
+
+/// A tagged object the mission knows of: what a tag id stands for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KnownObject {
+    /// Its tag id (the world's obstacle or marker name).
+    pub name: String,
+    /// What it is.
+    pub tag: Tag,
+    /// Its published yaw, rad.
+    pub yaw: f64,
+}
+
+/// One camera frame a module used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Capture {
+    /// The module (0 = Module#1).
+    pub module: usize,
+    /// The stop (0 … 11).
+    pub stop: usize,
+    /// The frame's capture time, s.
+    pub time_s: f64,
+    /// The pan encoder then, deg.
+    pub pan_deg: f64,
+    /// What the camera reported.
+    pub detections: Vec<TagDetection>,
+}
+
+/// Where the scan is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScanState {
+    /// Not ticked yet.
+    Idle,
+    /// The modules settle on the ground.
+    Settling,
+    /// Panning: each module's stops taken.
+    Panning {
+        /// Per module.
+        stops: Vec<usize>,
+    },
+    /// Every module has taken its twelve stops.
+    Done,
+    /// Stopped, with the reason.
+    Failed(String),
+}
+
+impl fmt::Display for ScanState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScanState::Idle => write!(f, "idle"),
+            ScanState::Settling => write!(f, "settling"),
+            ScanState::Panning { stops } => write!(f, "panning (stops taken {stops:?} of {STOPS})"),
+            ScanState::Done => write!(f, "done"),
+            ScanState::Failed(r) => write!(f, "failed: {r}"),
+        }
+    }
+}
+
+/// Running sum of one module's measurements of one thing.
+#[derive(Debug, Clone)]
+struct Sum {
+    seen: Seen,
+    offset: [f64; 2],
+    heading: f64,
+    n: usize,
+}
+
+/// One module's part of the scan.
+#[derive(Debug, Clone, Default)]
+struct Panner {
+    stop: usize,
+    /// When the pan first came within reach of the current stop.
+    reached_at: Option<f64>,
+    /// (stamp, model joint angles in the tree's order).
+    joints: VecDeque<(f64, Vec<f64>)>,
+    /// (stamp, [compass rad]).
+    compass: VecDeque<(f64, Vec<f64>)>,
+    /// Model joint → the module's joint index.
+    joint_map: Vec<usize>,
+    pan: usize,
+    /// The newest frame's stamp (the start before any).
+    last_frame: f64,
+    sums: Vec<Sum>,
+}
+
+/// The angles of `history` at `t`: interpolated between the samples on either side (as tf
+/// interpolates stamped transforms), angle by angle along the shorter way; the nearest end
+/// outside the samples' span.
+fn at(history: &VecDeque<(f64, Vec<f64>)>, t: f64) -> Option<Vec<f64>> {
+    let after = history.iter().position(|(s, _)| *s >= t);
+    let (a, b) = match after {
+        Some(0) => return history.front().map(|(_, v)| v.clone()),
+        Some(k) => (&history[k - 1], &history[k]),
+        None => return history.back().map(|(_, v)| v.clone()),
+    };
+    let w = if b.0 > a.0 { (t - a.0) / (b.0 - a.0) } else { 1.0 };
+    Some(a.1.iter().zip(&b.1).map(|(x, y)| x + w * wrap_rad(y - x)).collect())
+}
+
+fn remember<T>(history: &mut VecDeque<(f64, T)>, stamp: f64, value: T) {
+    if history.back().is_none_or(|(s, _)| *s < stamp) {
+        history.push_back((stamp, value));
+    }
+    while history.front().is_some_and(|(s, _)| *s < stamp - HISTORY_S) {
+        history.pop_front();
+    }
+}
+
+/// The initial scan of every module of a [`Modules`] set of lone wheel-foot modules.
+pub struct InitialScan {
+    objects: BTreeMap<String, KnownObject>,
+    tree: LinkTree,
+    model_joints: Vec<String>,
+    tree_foot: usize,
+    tree_camera: usize,
+    panners: Vec<Panner>,
+    captures: Vec<Capture>,
+    scans: Vec<ModuleScan>,
+    clock: Monotonic,
+    start_s: Option<f64>,
+    state: ScanState,
+}
+
+impl InitialScan {
+    /// A scan that recognises `objects` (besides the modules, `module_1` …).
+    pub fn new(objects: Vec<KnownObject>) -> Result<InitialScan, String> {
+        let topology = Topology::resolve("wheelfoot", &ModuleCatalog::builtin()).map_err(|e| e.to_string())?;
+        let tree = LinkTree::new(&topology);
+        let link = |name: &str| {
+            tree.links
+                .iter()
+                .position(|l| l.name == name)
+                .ok_or_else(|| format!("the wheel-foot module has no link `{name}`"))
+        };
+        let (tree_foot, tree_camera) = (link(FOOT_LINK)?, link(CAMERA_LINK)?);
+        Ok(InitialScan {
+            objects: objects.into_iter().map(|o| (o.name.clone(), o)).collect(),
+            model_joints: topology.joint_names(),
+            tree,
+            tree_foot,
+            tree_camera,
+            panners: Vec::new(),
+            captures: Vec::new(),
+            scans: Vec::new(),
+            clock: Monotonic::default(),
+            start_s: None,
+            state: ScanState::Idle,
+        })
+    }
+
+    /// Where it is.
+    pub fn state(&self) -> &ScanState {
+        &self.state
+    }
+
+    /// Every frame used, in order.
+    pub fn captures(&self) -> &[Capture] {
+        &self.captures
+    }
+
+    /// Each module's measurements, the modelling step's input (once done).
+    pub fn scans(&self) -> &[ModuleScan] {
+        &self.scans
+    }
+
+    /// One tick: reads every module, commands every pan. Once `Done` or `Failed` it stays.
+    pub fn tick(&mut self, io: &mut dyn Modules) -> &ScanState {
+        if matches!(self.state, ScanState::Done | ScanState::Failed(_)) {
+            return &self.state;
+        }
+        if let Err(reason) = self.advance(io) {
+            self.state = ScanState::Failed(reason);
+        }
+        &self.state
+    }
+
+    fn advance(&mut self, io: &mut dyn Modules) -> Result<(), String> {
+        let now = self
+            .clock
+            .check(io.module_ref(0).map_err(|e| e.to_string())?.now())
+            .map_err(|e| e.to_string())?;
+        let start = *self.start_s.get_or_insert(now);
+        if self.panners.is_empty() {
+            self.panners = (0..io.len())
+                .map(|i| self.panner(io, i, start))
+                .collect::<Result<_, _>>()?;
+        }
+        self.read(io, now)?;
+        if now - start < SETTLE_S - 1e-9 {
+            self.state = ScanState::Settling;
+            return self.command(io);
+        }
+        if now - start > SETTLE_S + TIMEOUT_S {
+            return Err(format!("the scan did not end in {TIMEOUT_S} s: {}", self.state));
+        }
+        for i in 0..self.panners.len() {
+            self.stop_of(io, i, now)?;
+        }
+        self.state = ScanState::Panning {
+            stops: self.panners.iter().map(|p| p.stop).collect(),
+        };
+        if self.panners.iter().all(|p| p.stop >= STOPS) {
+            self.finish();
+            self.state = ScanState::Done;
+        }
+        self.command(io)
+    }
+
+    /// Module `i`'s joints found by name.
+    fn panner(&self, io: &dyn Modules, i: usize, start: f64) -> Result<Panner, String> {
+        let m = io.module_ref(i).map_err(|e| e.to_string())?;
+        let names = m.joint_names();
+        let find = |j: &str| {
+            names
+                .iter()
+                .position(|n| n == j)
+                .ok_or_else(|| format!("Module#{} has no joint `{j}`", i + 1))
+        };
+        Ok(Panner {
+            joint_map: self.model_joints.iter().map(|j| find(j)).collect::<Result<_, _>>()?,
+            pan: find(PAN_JOINT)?,
+            last_frame: start,
+            ..Panner::default()
+        })
+    }
+
+    /// Every module's joints and compass into its history.
+    fn read(&mut self, io: &dyn Modules, now: f64) -> Result<(), String> {
+        for (i, p) in self.panners.iter_mut().enumerate() {
+            let m = io.module_ref(i).map_err(|e| e.to_string())?;
+            let js = m.joint_states().map_err(|e| format!("Module#{}: {e}", i + 1))?;
+            let imu = m.imu().map_err(|e| format!("Module#{}: {e}", i + 1))?;
+            fresh("imu", Some(imu.stamp), now, 0.1).map_err(|e| format!("Module#{}: {e}", i + 1))?;
+            let q: Vec<f64> = p.joint_map.iter().map(|&k| js.position[k]).collect();
+            remember(&mut p.joints, js.stamp, q);
+            remember(&mut p.compass, imu.stamp, vec![imu.yaw()]);
+        }
+        Ok(())
+    }
+
+    /// Module `i` at its stop: the pan reached, then the first frame taken after.
+    fn stop_of(&mut self, io: &dyn Modules, i: usize, now: f64) -> Result<(), String> {
+        let p = &mut self.panners[i];
+        if p.stop >= STOPS {
+            return Ok(());
+        }
+        let m = io.module_ref(i).map_err(|e| e.to_string())?;
+        let frame = m.tags().map_err(|e| format!("Module#{}: {e}", i + 1))?;
+        if let Some(f) = &frame {
+            p.last_frame = p.last_frame.max(f.stamp);
+        }
+        if now - p.last_frame > FRAME_TIMEOUT_S {
+            return Err(format!(
+                "Module#{}'s camera delivered no frame for {:.2} s (timeout {FRAME_TIMEOUT_S} s)",
+                i + 1,
+                now - p.last_frame
+            ));
+        }
+        let (stamp, q) = p.joints.back().cloned().ok_or("no joint states")?;
+        let pan_k = self.model_joints.iter().position(|j| j == PAN_JOINT).unwrap_or(0);
+        if p.reached_at.is_none() && wrap_rad(q[pan_k] - stop_angle(p.stop)).abs() <= PAN_REACHED_DEG.to_radians() {
+            p.reached_at = Some(stamp);
+        }
+        let (Some(reached), Some(frame)) = (p.reached_at, frame) else {
+            return Ok(());
+        };
+        if frame.stamp < reached {
+            return Ok(());
+        }
+        let q = at(&p.joints, frame.stamp).ok_or("no joint states")?;
+        let compass = at(&p.compass, frame.stamp).ok_or("no compass")?[0];
+        for d in &frame.detections {
+            self.sight(i, &q, compass, d)?;
+        }
+        let p = &mut self.panners[i];
+        self.captures.push(Capture {
+            module: i,
+            stop: p.stop,
+            time_s: frame.stamp,
+            pan_deg: q[pan_k].to_degrees(),
+            detections: frame.detections,
+        });
+        p.stop += 1;
+        p.reached_at = None;
+        Ok(())
+    }
+
+    /// One detection of module `i` (joint angles `q` in the tree's order, compass `compass`)
+    /// into its sums.
+    fn sight(&mut self, i: usize, q: &[f64], compass: f64, d: &TagDetection) -> Result<(), String> {
+        let frames = self.tree.link_frames(
+            &self
+                .tree
+                .forward(q, &Isometry3::identity())
+                .map_err(|e| e.to_string())?,
+        );
+        let lens = Isometry3::from_parts(
+            Translation3::new(LENS_M[0], LENS_M[1], LENS_M[2]),
+            UnitQuaternion::identity(),
+        );
+        let lens_in_foot = frames[self.tree_foot].inverse() * frames[self.tree_camera] * lens;
+        let level = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), compass);
+        let v = level * (lens_in_foot * Point3::from(d.position)).coords;
+        let (seen, offset, heading) = if let Some(j) = (0..self.panners.len()).find(|&j| module_id(j) == d.id) {
+            // The seen module's heading as its own compass gives it now.
+            let theirs = self.panners[j].compass.back().map(|c| c.1[0]).ok_or("no compass")?;
+            (Seen::Module(j), module_reference([v.x, v.y], theirs), theirs)
+        } else if let Some(o) = self.objects.get(&d.id) {
+            (
+                Seen::Object {
+                    name: o.name.clone(),
+                    tag: o.tag,
+                },
+                [v.x, v.y],
+                o.yaw,
+            )
+        } else {
+            return Err(format!("Module#{}'s camera reported an unknown tag `{}`", i + 1, d.id));
+        };
+        let sums = &mut self.panners[i].sums;
+        match sums.iter_mut().find(|s| s.seen == seen) {
+            Some(s) => {
+                s.offset = [s.offset[0] + offset[0], s.offset[1] + offset[1]];
+                s.heading = heading;
+                s.n += 1;
+            }
+            None => sums.push(Sum {
+                seen,
+                offset,
+                heading,
+                n: 1,
+            }),
+        }
+        Ok(())
+    }
+
+    /// Every pan to its stop (back to 0 when done), everything else at rest.
+    fn command(&self, io: &mut dyn Modules) -> Result<(), String> {
+        for (i, p) in self.panners.iter().enumerate() {
+            let m = io.module(i).map_err(|e| e.to_string())?;
+            let mut out: Vec<JointTarget> = m
+                .control_modes()
+                .iter()
+                .map(|mode| match mode {
+                    ControlMode::Position => JointTarget::Position(0.0),
+                    ControlMode::Velocity => JointTarget::Velocity(0.0),
+                })
+                .collect();
+            let scanning = self.state != ScanState::Settling && p.stop < STOPS;
+            out[p.pan] = JointTarget::Position(if scanning { stop_angle(p.stop) } else { 0.0 });
+            m.command(&out).map_err(|e| format!("Module#{}: {e}", i + 1))?;
+        }
+        Ok(())
+    }
+
+    /// The scans: each module's compass and the mean of each thing it saw.
+    fn finish(&mut self) {
+        self.scans = self
+            .panners
+            .iter()
+            .map(|p| ModuleScan {
+                heading: p.compass.back().map_or(0.0, |c| c.1[0]),
+                sightings: p
+                    .sums
+                    .iter()
+                    .map(|s| Sighting {
+                        seen: s.seen.clone(),
+                        offset: [s.offset[0] / s.n as f64, s.offset[1] / s.n as f64],
+                        heading: s.heading,
+                    })
+                    .collect(),
+            })
+            .collect();
+    }
+}
