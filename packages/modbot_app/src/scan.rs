@@ -216,7 +216,7 @@ pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOut
             yaw: o.yaw,
         })
         .collect();
-    let mut scan = InitialScan::new(objects)?;
+    let mut scan = InitialScan::new(objects);
     let t0 = modules.simulator().time();
     let dt = 1.0 / CONTROL_HZ;
     let mut tick: u64 = 0;

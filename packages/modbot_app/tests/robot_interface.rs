@@ -425,7 +425,7 @@ fn the_scan_ends_named_when_a_camera_goes_silent() {
     };
     let all = known(&["near", "wide", "hidden", "far"]);
     let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
-    let mut scan = InitialScan::new(all.clone()).unwrap();
+    let mut scan = InitialScan::new(all.clone());
     let (t, state) = run(&mut scan, &mut m, Some(1.0));
     eprintln!("camera of Module#2 silent from 1.0 s: at {t:.2} s {state}");
     let ScanState::Failed(why) = state else {
@@ -439,12 +439,12 @@ fn the_scan_ends_named_when_a_camera_goes_silent() {
     );
     // A tag nobody told it of.
     let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
-    let mut scan = InitialScan::new(known(&["wide", "hidden", "far"])).unwrap();
+    let mut scan = InitialScan::new(known(&["wide", "hidden", "far"]));
     let (_, state) = run(&mut scan, &mut m, None);
     assert!(state.to_string().contains("unknown tag `near`"), "{state}");
     // And with everything known, it ends.
     let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
-    let mut scan = InitialScan::new(all).unwrap();
+    let mut scan = InitialScan::new(all);
     let (t, state) = run(&mut scan, &mut m, None);
     assert_eq!(state, ScanState::Done, "at {t}");
     assert_eq!(scan.captures().len(), 2 * modbot_behaviours::scan::STOPS);

@@ -2,6 +2,7 @@
 
 pub mod friction_probe;
 pub mod interface;
+pub mod mast;
 pub mod scan;
 
 pub use friction_probe::{FrictionProbe, ProbeState};

@@ -19,16 +19,16 @@
 //! (`modeling::module_reference`); a module that sees one thing at several stops keeps
 //! the mean.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::fmt;
 
 use modbot_core::scenario::Tag;
-use modbot_core::{LinkTree, ModuleCatalog, Topology};
 use modbot_gaits::modular::wrap_rad;
 use modbot_planner::modeling::{ModuleScan, Seen, Sighting, module_reference};
-use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 
 use crate::interface::{ControlMode, JointTarget, Modules, Monotonic, TagDetection, fresh};
+use crate::mast::MastView;
+pub use crate::mast::{CAMERA_LINK, FOOT_LINK, LENS_M};
 
 /// Pan increment, deg (§6.2).
 pub const PAN_STEP_DEG: f64 = 30.0;
@@ -42,20 +42,12 @@ pub const SETTLE_S: f64 = 0.5;
 pub const TIMEOUT_S: f64 = 20.0;
 /// A camera that delivers no frame for this long stops the scan, s.
 pub const FRAME_TIMEOUT_S: f64 = 1.0;
-/// Joint states and IMU readings older than this are forgotten, s.
-const HISTORY_S: f64 = 1.0;
-/// The lens in the `camera` link's frame: the centre of the camera box's front face.
-pub const LENS_M: [f64; 3] = [0.0075, 0.0, 0.0075];
 /// How far ahead of a module's reference point its camera pans, m: the `cam_pan` axis at
 /// the DetPoint's x (the body frame at BackJoint1, x = 0.0945, plus the joint's 0.0075).
 pub const PAN_AXIS_AHEAD_M: f64 = 0.102;
 /// The DetPoint in the `mast` link's frame: the tilt axis, on the pan axis, 0.102 m ahead of
 /// the reference point (module frame (0.102, 0, 0.062)).
 pub const DETPOINT_IN_MAST_M: [f64; 3] = [0.0, 0.0, 0.02];
-/// The lone module's foot link (module `m1` of the `wheelfoot` robot).
-pub const FOOT_LINK: &str = "m1_foot";
-/// The link the camera sits on.
-pub const CAMERA_LINK: &str = "m1_camera";
 /// The pan link.
 pub const MAST_LINK: &str = "m1_mast";
 /// The pan joint.
@@ -137,53 +129,22 @@ struct Sum {
 }
 
 /// One module's part of the scan.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct Panner {
     stop: usize,
     /// When the pan first came within reach of the current stop.
     reached_at: Option<f64>,
-    /// (stamp, model joint angles in the tree's order).
-    joints: VecDeque<(f64, Vec<f64>)>,
-    /// (stamp, [compass rad]).
-    compass: VecDeque<(f64, Vec<f64>)>,
-    /// Model joint → the module's joint index.
-    joint_map: Vec<usize>,
+    view: MastView,
+    /// The pan's index among the module's joints.
     pan: usize,
     /// The newest frame's stamp (the start before any).
     last_frame: f64,
     sums: Vec<Sum>,
 }
 
-/// The angles of `history` at `t`: interpolated between the samples on either side (as tf
-/// interpolates stamped transforms), angle by angle along the shorter way; the nearest end
-/// outside the samples' span.
-fn at(history: &VecDeque<(f64, Vec<f64>)>, t: f64) -> Option<Vec<f64>> {
-    let after = history.iter().position(|(s, _)| *s >= t);
-    let (a, b) = match after {
-        Some(0) => return history.front().map(|(_, v)| v.clone()),
-        Some(k) => (&history[k - 1], &history[k]),
-        None => return history.back().map(|(_, v)| v.clone()),
-    };
-    let w = if b.0 > a.0 { (t - a.0) / (b.0 - a.0) } else { 1.0 };
-    Some(a.1.iter().zip(&b.1).map(|(x, y)| x + w * wrap_rad(y - x)).collect())
-}
-
-fn remember<T>(history: &mut VecDeque<(f64, T)>, stamp: f64, value: T) {
-    if history.back().is_none_or(|(s, _)| *s < stamp) {
-        history.push_back((stamp, value));
-    }
-    while history.front().is_some_and(|(s, _)| *s < stamp - HISTORY_S) {
-        history.pop_front();
-    }
-}
-
 /// The initial scan of every module of a [`Modules`] set of lone wheel-foot modules.
 pub struct InitialScan {
     objects: BTreeMap<String, KnownObject>,
-    tree: LinkTree,
-    model_joints: Vec<String>,
-    tree_foot: usize,
-    tree_camera: usize,
     panners: Vec<Panner>,
     captures: Vec<Capture>,
     scans: Vec<ModuleScan>,
@@ -194,29 +155,16 @@ pub struct InitialScan {
 
 impl InitialScan {
     /// A scan that recognises `objects` (besides the modules, `module_1` …).
-    pub fn new(objects: Vec<KnownObject>) -> Result<InitialScan, String> {
-        let topology = Topology::resolve("wheelfoot", &ModuleCatalog::builtin()).map_err(|e| e.to_string())?;
-        let tree = LinkTree::new(&topology);
-        let link = |name: &str| {
-            tree.links
-                .iter()
-                .position(|l| l.name == name)
-                .ok_or_else(|| format!("the wheel-foot module has no link `{name}`"))
-        };
-        let (tree_foot, tree_camera) = (link(FOOT_LINK)?, link(CAMERA_LINK)?);
-        Ok(InitialScan {
+    pub fn new(objects: Vec<KnownObject>) -> InitialScan {
+        InitialScan {
             objects: objects.into_iter().map(|o| (o.name.clone(), o)).collect(),
-            model_joints: topology.joint_names(),
-            tree,
-            tree_foot,
-            tree_camera,
             panners: Vec::new(),
             captures: Vec::new(),
             scans: Vec::new(),
             clock: Monotonic::default(),
             start_s: None,
             state: ScanState::Idle,
-        })
+        }
     }
 
     /// Where it is.
@@ -281,17 +229,18 @@ impl InitialScan {
     fn panner(&self, io: &dyn Modules, i: usize, start: f64) -> Result<Panner, String> {
         let m = io.module_ref(i).map_err(|e| e.to_string())?;
         let names = m.joint_names();
-        let find = |j: &str| {
-            names
-                .iter()
-                .position(|n| n == j)
-                .ok_or_else(|| format!("Module#{} has no joint `{j}`", i + 1))
-        };
+        let view = MastView::new(names).map_err(|e| format!("Module#{}: {e}", i + 1))?;
+        let pan = names
+            .iter()
+            .position(|n| n == PAN_JOINT)
+            .ok_or_else(|| format!("Module#{} has no joint `{PAN_JOINT}`", i + 1))?;
         Ok(Panner {
-            joint_map: self.model_joints.iter().map(|j| find(j)).collect::<Result<_, _>>()?,
-            pan: find(PAN_JOINT)?,
+            stop: 0,
+            reached_at: None,
+            view,
+            pan,
             last_frame: start,
-            ..Panner::default()
+            sums: Vec::new(),
         })
     }
 
@@ -302,9 +251,7 @@ impl InitialScan {
             let js = m.joint_states().map_err(|e| format!("Module#{}: {e}", i + 1))?;
             let imu = m.imu().map_err(|e| format!("Module#{}: {e}", i + 1))?;
             fresh("imu", Some(imu.stamp), now, 0.1).map_err(|e| format!("Module#{}: {e}", i + 1))?;
-            let q: Vec<f64> = p.joint_map.iter().map(|&k| js.position[k]).collect();
-            remember(&mut p.joints, js.stamp, q);
-            remember(&mut p.compass, imu.stamp, vec![imu.yaw()]);
+            p.view.observe(&js, &imu);
         }
         Ok(())
     }
@@ -327,9 +274,8 @@ impl InitialScan {
                 now - p.last_frame
             ));
         }
-        let (stamp, q) = p.joints.back().cloned().ok_or("no joint states")?;
-        let pan_k = self.model_joints.iter().position(|j| j == PAN_JOINT).unwrap_or(0);
-        if p.reached_at.is_none() && wrap_rad(q[pan_k] - stop_angle(p.stop)).abs() <= PAN_REACHED_DEG.to_radians() {
+        let (stamp, pan) = p.view.joint_now(PAN_JOINT).ok_or("no joint states")?;
+        if p.reached_at.is_none() && wrap_rad(pan - stop_angle(p.stop)).abs() <= PAN_REACHED_DEG.to_radians() {
             p.reached_at = Some(stamp);
         }
         let (Some(reached), Some(frame)) = (p.reached_at, frame) else {
@@ -338,17 +284,16 @@ impl InitialScan {
         if frame.stamp < reached {
             return Ok(());
         }
-        let q = at(&p.joints, frame.stamp).ok_or("no joint states")?;
-        let compass = at(&p.compass, frame.stamp).ok_or("no compass")?[0];
+        let pan = p.view.joint_at(PAN_JOINT, frame.stamp).ok_or("no joint states")?;
         for d in &frame.detections {
-            self.sight(i, &q, compass, d)?;
+            self.sight(i, frame.stamp, d)?;
         }
         let p = &mut self.panners[i];
         self.captures.push(Capture {
             module: i,
             stop: p.stop,
             time_s: frame.stamp,
-            pan_deg: q[pan_k].to_degrees(),
+            pan_deg: pan.to_degrees(),
             detections: frame.detections,
         });
         p.stop += 1;
@@ -356,25 +301,14 @@ impl InitialScan {
         Ok(())
     }
 
-    /// One detection of module `i` (joint angles `q` in the tree's order, compass `compass`)
-    /// into its sums.
-    fn sight(&mut self, i: usize, q: &[f64], compass: f64, d: &TagDetection) -> Result<(), String> {
-        let frames = self.tree.link_frames(
-            &self
-                .tree
-                .forward(q, &Isometry3::identity())
-                .map_err(|e| e.to_string())?,
-        );
-        let lens = Isometry3::from_parts(
-            Translation3::new(LENS_M[0], LENS_M[1], LENS_M[2]),
-            UnitQuaternion::identity(),
-        );
-        let lens_in_foot = frames[self.tree_foot].inverse() * frames[self.tree_camera] * lens;
-        let level = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), compass);
-        let v = level * (lens_in_foot * Point3::from(d.position)).coords;
+    /// One detection of module `i`, in a frame captured at `stamp`, into its sums.
+    fn sight(&mut self, i: usize, stamp: f64, d: &TagDetection) -> Result<(), String> {
+        let Some(v) = self.panners[i].view.world_vector(&d.position, stamp)? else {
+            return Err(format!("Module#{}: no joint states or compass yet", i + 1));
+        };
         let (seen, offset, heading) = if let Some(j) = (0..self.panners.len()).find(|&j| module_id(j) == d.id) {
             // The seen module's heading as its own compass gives it now.
-            let theirs = self.panners[j].compass.back().map(|c| c.1[0]).ok_or("no compass")?;
+            let theirs = self.panners[j].view.compass_now().ok_or("no compass")?;
             (Seen::Module(j), module_reference([v.x, v.y], theirs), theirs)
         } else if let Some(o) = self.objects.get(&d.id) {
             (
@@ -430,7 +364,7 @@ impl InitialScan {
             .panners
             .iter()
             .map(|p| ModuleScan {
-                heading: p.compass.back().map_or(0.0, |c| c.1[0]),
+                heading: p.view.compass_now().unwrap_or(0.0),
                 sightings: p
                     .sums
                     .iter()
