@@ -34,18 +34,15 @@ use modbot_gaits::modular::{Goal, ModuleJoints, yaw_of};
 use modbot_gaits::{Controller, JointTarget, Observation};
 use modbot_planner::assembly::{ForcedDirection, RoleAssignment, RoleTarget, role_target, target_pose};
 use modbot_planner::sequencer::Pose2;
-use modbot_sim::{
-    CameraNoise, DockFit, DockTolerance, Drive, Plant, Port, SimRobot, SimSettings, Simulator, StartPose,
-};
+use modbot_sim::{CameraNoise, DockFit, DockTolerance, Drive, Plant, Port, SimRobot};
 use nalgebra::{Isometry3, Point3, Vector3};
 
 use crate::lockon::{Landmark, LockOn};
-use crate::scan::{DETPOINT_IN_MAST_M, MAST_LINK, module_id};
+use modbot_behaviours::scan::{DETPOINT_IN_MAST_M, MAST_LINK, module_id};
 
+pub use crate::embedded::{PREFIX, fleet_simulator, port, port_in_foot};
 /// Control rate, Hz: the simulator's default (record 0023).
 pub use modbot_sim::DEFAULT_CONTROL_RATE_HZ as CONTROL_HZ;
-/// The lone module's prefix in the simulator's joint and link names.
-pub const PREFIX: &str = "m1";
 /// Simulated time one stage may take before the assembly gives up, s.
 pub const STAGE_TIMEOUT_S: f64 = 180.0;
 /// A walking module's latch closes by itself when its port passes this close to its
@@ -200,69 +197,6 @@ impl Fleet {
     pub fn role_joints(&self, roles: &RoleAssignment) -> [ModuleJoints; 6] {
         [0, 1, 2, 3, 4, 5].map(|r| self.modules[roles.modules[r]].joints)
     }
-}
-
-/// A simulator holding one lone wheel-foot module at each of `world`'s `robot_starts`
-/// (entry i is Module#(i+1)).
-pub fn fleet_simulator(world: &Scenario) -> Result<Simulator, String> {
-    if world.robot_starts.is_empty() {
-        return Err(format!(
-            "world `{}` has no robot_starts: the mission needs the modules' start poses",
-            world.name
-        ));
-    }
-    let catalog = ModuleCatalog::builtin();
-    let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
-    let robot = SimRobot::from_topology(&topology).map_err(|e| e.to_string())?;
-    let robots: Vec<(SimRobot, StartPose)> = world
-        .robot_starts
-        .iter()
-        .map(|s| {
-            (
-                robot.clone(),
-                StartPose {
-                    xyz: s.xyz,
-                    yaw: s.yaw_deg.to_radians(),
-                },
-            )
-        })
-        .collect();
-    Simulator::with_robots(&robots, world, SimSettings::for_scenario(world)).map_err(|e| e.to_string())
-}
-
-/// A port of a module as the simulator docks it, from the module catalog (Table 3.1's frames).
-pub fn port(catalog: &ModuleCatalog, robot: usize, name: &str) -> Result<Port, String> {
-    let kind = catalog
-        .modules
-        .get("wheelfoot")
-        .ok_or("the module catalog has no `wheelfoot` kind")?;
-    let p = kind
-        .ports
-        .get(name)
-        .ok_or_else(|| format!("the wheel-foot module has no port `{name}`"))?;
-    Ok(Port {
-        robot,
-        link: format!("{PREFIX}_{}", p.link),
-        frame: modbot_core::catalog::pose_deg(p.xyz, p.rpy_deg),
-    })
-}
-
-/// A port's pose in its module's foot frame with every joint at 0 (the rest pose the
-/// modules walk into their pre-connection points with).
-pub fn port_in_foot(catalog: &ModuleCatalog, name: &str) -> Result<Isometry3<f64>, String> {
-    let topology = Topology::resolve("wheelfoot", catalog).map_err(|e| e.to_string())?;
-    let tree = modbot_core::LinkTree::new(&topology);
-    let q = vec![0.0; topology.joint_names().len()];
-    let frames = tree.link_frames(&tree.forward(&q, &Isometry3::identity()).map_err(|e| e.to_string())?);
-    let p = port(catalog, 0, name)?;
-    let at = |link: &str| {
-        tree.links
-            .iter()
-            .position(|l| l.name == link)
-            .ok_or_else(|| format!("the wheel-foot module has no link `{link}`"))
-    };
-    let (foot, link) = (at(&format!("{PREFIX}_foot"))?, at(&p.link)?);
-    Ok(frames[foot].inverse() * frames[link] * p.frame)
 }
 
 /// Gap left between two ports by a pre-connection point aimed at the partner's port, m (the

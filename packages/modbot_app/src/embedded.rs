@@ -5,12 +5,187 @@
 //! sensors, and its wheel force sensor. `modbot_sim::embedded` models the devices; this file
 //! says which devices a wheel-foot module has.
 
+use modbot_core::scenario::Tag;
 use modbot_core::{ModuleCatalog, Scenario, Topology};
 use modbot_sim::embedded::{ModuleSetup, SensorModels, both_modes};
-use modbot_sim::{CameraNoise, Drive, EmbeddedModules, SimRobot, SimSettings, Simulator, StartPose};
+use modbot_sim::{
+    CameraNoise, CameraSpec, Detectable, Drive, EmbeddedModules, Mark, Port, SimRobot, SimSettings, Simulator,
+    StartPose,
+};
+use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion};
 
-use crate::assemble::{PREFIX, port};
-use crate::scan::{FOOT_LINK, detectables, tagged_objects, wheelfoot_camera};
+use modbot_behaviours::scan::{CAMERA_LINK, DETPOINT_IN_MAST_M, FOOT_LINK, LENS_M, MAST_LINK, module_id};
+
+/// The lone module's prefix in the simulator's joint and link names.
+pub const PREFIX: &str = "m1";
+
+/// The camera's horizontal field of view, deg: two neighbouring 30° stops overlap by half.
+pub const HFOV_DEG: f64 = 60.0;
+/// Its vertical field of view, deg: level, it sees the centre of a lath's bar 0.13 m up from
+/// 0.17 m on, and the ground from 0.17 m on.
+pub const VFOV_DEG: f64 = 45.0;
+/// Its range, m.
+pub const RANGE_M: f64 = 2.0;
+/// Its noise (record 0047): σ 1 cm in range, 0.25° in azimuth and in elevation.
+pub const NOISE: CameraNoise = CameraNoise {
+    range_sigma_m: 0.01,
+    bearing_sigma_deg: 0.25,
+};
+/// The mast camera of robot `robot`, a lone wheel-foot module.
+pub fn wheelfoot_camera(robot: usize, noise: CameraNoise) -> CameraSpec {
+    CameraSpec {
+        name: module_id(robot),
+        robot,
+        link: CAMERA_LINK.into(),
+        pose: Isometry3::from_parts(
+            Translation3::new(LENS_M[0], LENS_M[1], LENS_M[2]),
+            UnitQuaternion::identity(),
+        ),
+        hfov_deg: HFOV_DEG,
+        vfov_deg: VFOV_DEG,
+        range_m: RANGE_M,
+        see_through: vec![MAST_LINK.into()],
+        noise,
+    }
+}
+
+/// A tagged object of a world: name, tag, the point a camera sees, its published yaw (rad)
+/// and the indices of its own boxes in [`Scenario::boxes`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaggedObject {
+    /// Its name.
+    pub name: String,
+    /// Its tag.
+    pub tag: Tag,
+    /// The point a camera sees, world frame, m.
+    pub point: [f64; 3],
+    /// Its yaw, rad.
+    pub yaw: f64,
+    /// Its boxes.
+    pub boxes: Vec<usize>,
+}
+
+/// The world's tagged obstacles and markers.
+pub fn tagged_objects(world: &Scenario) -> Vec<TaggedObject> {
+    let mut out = Vec::new();
+    let mut first_box = 0;
+    for o in &world.obstacles {
+        // Scenario::boxes: a lath is a bar and two posts, anything else one box.
+        let n = if o.kind == modbot_core::scenario::ObstacleKind::Lath {
+            3
+        } else {
+            1
+        };
+        if let Some(tag) = o.tag {
+            out.push(TaggedObject {
+                name: o.name.clone(),
+                tag,
+                point: o.tagged_point(),
+                yaw: o.yaw_deg.to_radians(),
+                boxes: (first_box..first_box + n).collect(),
+            });
+        }
+        first_box += n;
+    }
+    for m in &world.markers {
+        out.push(TaggedObject {
+            name: m.name.clone(),
+            tag: m.tag,
+            point: [m.position_m[0], m.position_m[1], m.height_m],
+            yaw: m.yaw_deg.to_radians(),
+            boxes: Vec::new(),
+        });
+    }
+    out
+}
+
+/// What module `me` of `modules` may detect: every other module's DetPoint and the world's
+/// tagged objects.
+pub fn detectables(me: usize, modules: usize, objects: &[TaggedObject]) -> Vec<Detectable> {
+    let mut out: Vec<Detectable> = (0..modules)
+        .filter(|&j| j != me)
+        .map(|j| Detectable {
+            id: module_id(j),
+            mark: Mark::Link {
+                robot: j,
+                link: MAST_LINK.into(),
+                point: Point3::new(DETPOINT_IN_MAST_M[0], DETPOINT_IN_MAST_M[1], DETPOINT_IN_MAST_M[2]),
+                see_through: vec![CAMERA_LINK.into()],
+            },
+        })
+        .collect();
+    out.extend(objects.iter().map(|o| Detectable {
+        id: o.name.clone(),
+        mark: Mark::World {
+            point: Point3::new(o.point[0], o.point[1], o.point[2]),
+            see_through_boxes: o.boxes.clone(),
+        },
+    }));
+    out
+}
+
+/// A port of a module as the simulator docks it, from the module catalog (Table 3.1's frames).
+pub fn port(catalog: &ModuleCatalog, robot: usize, name: &str) -> Result<Port, String> {
+    let kind = catalog
+        .modules
+        .get("wheelfoot")
+        .ok_or("the module catalog has no `wheelfoot` kind")?;
+    let p = kind
+        .ports
+        .get(name)
+        .ok_or_else(|| format!("the wheel-foot module has no port `{name}`"))?;
+    Ok(Port {
+        robot,
+        link: format!("{PREFIX}_{}", p.link),
+        frame: modbot_core::catalog::pose_deg(p.xyz, p.rpy_deg),
+    })
+}
+
+/// A port's pose in its module's foot frame with every joint at 0 (the rest pose the
+/// modules walk into their pre-connection points with).
+pub fn port_in_foot(catalog: &ModuleCatalog, name: &str) -> Result<Isometry3<f64>, String> {
+    let topology = Topology::resolve("wheelfoot", catalog).map_err(|e| e.to_string())?;
+    let tree = modbot_core::LinkTree::new(&topology);
+    let q = vec![0.0; topology.joint_names().len()];
+    let frames = tree.link_frames(&tree.forward(&q, &Isometry3::identity()).map_err(|e| e.to_string())?);
+    let p = port(catalog, 0, name)?;
+    let at = |link: &str| {
+        tree.links
+            .iter()
+            .position(|l| l.name == link)
+            .ok_or_else(|| format!("the wheel-foot module has no link `{link}`"))
+    };
+    let (foot, link) = (at(&format!("{PREFIX}_foot"))?, at(&p.link)?);
+    Ok(frames[foot].inverse() * frames[link] * p.frame)
+}
+
+/// A simulator holding one lone wheel-foot module at each of `world`'s `robot_starts`
+/// (entry i is Module#(i+1)).
+pub fn fleet_simulator(world: &Scenario) -> Result<Simulator, String> {
+    if world.robot_starts.is_empty() {
+        return Err(format!(
+            "world `{}` has no robot_starts: the mission needs the modules' start poses",
+            world.name
+        ));
+    }
+    let catalog = ModuleCatalog::builtin();
+    let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
+    let robot = SimRobot::from_topology(&topology).map_err(|e| e.to_string())?;
+    let robots: Vec<(SimRobot, StartPose)> = world
+        .robot_starts
+        .iter()
+        .map(|s| {
+            (
+                robot.clone(),
+                StartPose {
+                    xyz: s.xyz,
+                    yaw: s.yaw_deg.to_radians(),
+                },
+            )
+        })
+        .collect();
+    Simulator::with_robots(&robots, world, SimSettings::for_scenario(world)).map_err(|e| e.to_string())
+}
 
 /// The wheel force sensor's name in the simulator.
 pub const FORCE_SENSOR: &str = "m1_wheel_sensor";

@@ -22,7 +22,8 @@ use modbot_gaits::modular::{ModuleJoints, wrap_rad};
 use modbot_sim::{Camera, CameraNoise, Detectable, Plant};
 use nalgebra::{Isometry3, Point3, Translation3};
 
-use crate::scan::{CAMERA_LINK, FOOT_LINK, detectables, tagged_objects, wheelfoot_camera};
+use crate::embedded::{detectables, tagged_objects, wheelfoot_camera};
+use modbot_behaviours::scan::{CAMERA_LINK, FOOT_LINK};
 
 /// Time between two looks, s.
 pub const LOCK_PERIOD_S: f64 = 0.1;

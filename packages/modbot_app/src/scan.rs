@@ -28,124 +28,22 @@ use std::collections::BTreeMap;
 
 use modbot_behaviours::TagDetection;
 use modbot_behaviours::scan::{InitialScan, KnownObject, ScanState};
-use modbot_core::scenario::Tag;
 use modbot_core::{LinkTree, ModuleCatalog, Scenario, Topology};
 use modbot_gaits::modular::wrap_rad;
 use modbot_planner::modeling::{ModuleScan, Seen, Sighting, module_reference};
 use modbot_sim::embedded::{ImuModel, SensorModels, point_covariance};
-use modbot_sim::{Camera, CameraNoise, CameraSpec, Detectable, Mark, Plant, heading_of};
-use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
+use modbot_sim::{Camera, CameraNoise, Detectable, Plant, heading_of};
+use nalgebra::{Isometry3, Point3, UnitQuaternion, Vector3};
 
+pub use crate::embedded::{
+    HFOV_DEG, NOISE, RANGE_M, TaggedObject, VFOV_DEG, detectables, tagged_objects, wheelfoot_camera,
+};
 pub use modbot_behaviours::scan::{
     CAMERA_LINK, Capture, DETPOINT_IN_MAST_M, FOOT_LINK, LENS_M, MAST_LINK, PAN_AXIS_AHEAD_M, PAN_JOINT,
     PAN_REACHED_DEG, PAN_STEP_DEG, SETTLE_S, STOPS, TIMEOUT_S, module_id, stop_angle,
 };
 /// Control rate, Hz: the simulator's default (record 0023).
 pub use modbot_sim::DEFAULT_CONTROL_RATE_HZ as CONTROL_HZ;
-/// The camera's horizontal field of view, deg: two neighbouring 30° stops overlap by half.
-pub const HFOV_DEG: f64 = 60.0;
-/// Its vertical field of view, deg: level, it sees the centre of a lath's bar 0.13 m up from
-/// 0.17 m on, and the ground from 0.17 m on.
-pub const VFOV_DEG: f64 = 45.0;
-/// Its range, m.
-pub const RANGE_M: f64 = 2.0;
-/// Its noise (record 0047): σ 1 cm in range, 0.25° in azimuth and in elevation.
-pub const NOISE: CameraNoise = CameraNoise {
-    range_sigma_m: 0.01,
-    bearing_sigma_deg: 0.25,
-};
-/// The mast camera of robot `robot`, a lone wheel-foot module.
-pub fn wheelfoot_camera(robot: usize, noise: CameraNoise) -> CameraSpec {
-    CameraSpec {
-        name: module_id(robot),
-        robot,
-        link: CAMERA_LINK.into(),
-        pose: Isometry3::from_parts(
-            Translation3::new(LENS_M[0], LENS_M[1], LENS_M[2]),
-            UnitQuaternion::identity(),
-        ),
-        hfov_deg: HFOV_DEG,
-        vfov_deg: VFOV_DEG,
-        range_m: RANGE_M,
-        see_through: vec![MAST_LINK.into()],
-        noise,
-    }
-}
-
-/// A tagged object of a world: name, tag, the point a camera sees, its published yaw (rad)
-/// and the indices of its own boxes in [`Scenario::boxes`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaggedObject {
-    /// Its name.
-    pub name: String,
-    /// Its tag.
-    pub tag: Tag,
-    /// The point a camera sees, world frame, m.
-    pub point: [f64; 3],
-    /// Its yaw, rad.
-    pub yaw: f64,
-    /// Its boxes.
-    pub boxes: Vec<usize>,
-}
-
-/// The world's tagged obstacles and markers.
-pub fn tagged_objects(world: &Scenario) -> Vec<TaggedObject> {
-    let mut out = Vec::new();
-    let mut first_box = 0;
-    for o in &world.obstacles {
-        // Scenario::boxes: a lath is a bar and two posts, anything else one box.
-        let n = if o.kind == modbot_core::scenario::ObstacleKind::Lath {
-            3
-        } else {
-            1
-        };
-        if let Some(tag) = o.tag {
-            out.push(TaggedObject {
-                name: o.name.clone(),
-                tag,
-                point: o.tagged_point(),
-                yaw: o.yaw_deg.to_radians(),
-                boxes: (first_box..first_box + n).collect(),
-            });
-        }
-        first_box += n;
-    }
-    for m in &world.markers {
-        out.push(TaggedObject {
-            name: m.name.clone(),
-            tag: m.tag,
-            point: [m.position_m[0], m.position_m[1], m.height_m],
-            yaw: m.yaw_deg.to_radians(),
-            boxes: Vec::new(),
-        });
-    }
-    out
-}
-
-/// What module `me` of `modules` may detect: every other module's DetPoint and the world's
-/// tagged objects.
-pub fn detectables(me: usize, modules: usize, objects: &[TaggedObject]) -> Vec<Detectable> {
-    let mut out: Vec<Detectable> = (0..modules)
-        .filter(|&j| j != me)
-        .map(|j| Detectable {
-            id: module_id(j),
-            mark: Mark::Link {
-                robot: j,
-                link: MAST_LINK.into(),
-                point: Point3::new(DETPOINT_IN_MAST_M[0], DETPOINT_IN_MAST_M[1], DETPOINT_IN_MAST_M[2]),
-                see_through: vec![CAMERA_LINK.into()],
-            },
-        })
-        .collect();
-    out.extend(objects.iter().map(|o| Detectable {
-        id: o.name.clone(),
-        mark: Mark::World {
-            point: Point3::new(o.point[0], o.point[1], o.point[2]),
-            see_through_boxes: o.boxes.clone(),
-        },
-    }));
-    out
-}
 
 /// How a scan runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
