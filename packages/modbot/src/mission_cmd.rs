@@ -147,6 +147,7 @@ fn write_folder(
         "world": report.world,
         "reached": report.reached,
         "final_distance_m": report.final_distance_m,
+        "final_heading_error_deg": report.final_heading_error_deg,
         "failure": report.failure,
         "friction_mu": report.friction_mu,
         "roles": report.roles.iter().enumerate().map(|(r, m)| serde_json::json!({"role": r + 1, "module": m + 1})).collect::<Vec<_>>(),

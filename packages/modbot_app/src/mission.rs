@@ -137,6 +137,9 @@ pub struct MissionReport {
     pub reached: bool,
     /// Final distance of Role#1's reference point to the target (the world's), m.
     pub final_distance_m: f64,
+    /// Final heading of Role#1 less the last row's (the target's published yaw plus the
+    /// row's yaw offset), deg in (−180, 180].
+    pub final_heading_error_deg: f64,
     /// The failure that ended it, if any: the phase and the reason.
     pub failure: Option<String>,
     /// The friction band's μ.
@@ -360,6 +363,7 @@ pub fn run_mission_on(
         phases: Vec::new(),
         reached: false,
         final_distance_m: f64::NAN,
+        final_heading_error_deg: f64::NAN,
         failure: None,
         friction_mu: None,
         roles: Vec::new(),
@@ -388,6 +392,8 @@ pub fn run_mission_on(
     if let Some(&r1) = report.roles.first() {
         let p = fleet.pose(sim, r1);
         report.final_distance_m = (p.x - goal[0]).hypot(p.y - goal[1]);
+        report.final_heading_error_deg =
+            modbot_gaits::modular::wrap_rad(p.yaw - final_heading(world, &report.plan)).to_degrees();
         report.reached = report.failure.is_none() && report.final_distance_m <= REACHED_M;
     }
     tracker.next_s = 0.0;
@@ -673,6 +679,19 @@ pub fn searched_configurations(world: &Scenario) -> Result<Vec<String>, String> 
     modbot_planner::deliberative::plan(world, &caps, &["quadruped", "wheeled"], "quadruped", 0.05)
         .map(|p| p.configurations)
         .map_err(|e| e.to_string())
+}
+
+/// The heading the plan ends with: its last row's reference's published yaw plus the row's
+/// yaw offset, rad (0 without a plan).
+fn final_heading(world: &Scenario, plan: &[SubGoal]) -> f64 {
+    let Some(last) = plan.last() else {
+        return 0.0;
+    };
+    let objects = tagged_objects(world);
+    let reference = objects.iter().find(|o| {
+        o.name == last.reference || (last.reference == "target" && o.tag == modbot_core::scenario::Tag::Target)
+    });
+    reference.map_or(0.0, |o| o.yaw) + last.yaw_deg.to_radians()
 }
 
 /// The references of the plan's rows: each obstacle's and the target's modelled position,

@@ -1,12 +1,12 @@
 #![doc = include_str!("../README.md")]
 
 pub mod friction_probe;
-pub mod interface;
 pub mod mast;
 pub mod scan;
 
 pub use friction_probe::{FrictionProbe, ProbeState};
-pub use interface::{
+pub use modbot_interface as interface;
+pub use modbot_interface::{
     Clock, ConnectorState, ConnectorStatus, Connectors, ControlMode, DockingReading, ForceTorque, Imu, ImuReading,
     JointStates, JointTarget, Joints, Module, Modules, Monotonic, RobotError, TagCamera, TagDetection, TagFrame,
     Wrench, fresh,

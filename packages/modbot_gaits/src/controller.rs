@@ -8,23 +8,7 @@ use std::collections::BTreeMap;
 
 use nalgebra::Isometry3;
 
-/// A joint's target for one tick.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum JointTarget {
-    /// A position (rad; m for a prismatic joint) for a position-driven joint.
-    Position(f64),
-    /// A speed (rad/s) for a velocity-driven joint.
-    Velocity(f64),
-}
-
-impl JointTarget {
-    /// The number itself, whatever its kind.
-    pub fn value(&self) -> f64 {
-        match *self {
-            JointTarget::Position(v) | JointTarget::Velocity(v) => v,
-        }
-    }
-}
+pub use modbot_interface::JointTarget;
 
 /// What a controller sees of the robot at a tick.
 #[derive(Debug, Clone, Copy)]
@@ -59,15 +43,4 @@ pub trait Controller: Send {
 
     /// Cycles completed so far: clock cycles, or passes through a pose sequence.
     fn completed_cycles(&self) -> usize;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_target_keeps_its_number() {
-        assert_eq!(JointTarget::Position(0.5).value(), 0.5);
-        assert_eq!(JointTarget::Velocity(-2.0).value(), -2.0);
-    }
 }

@@ -88,19 +88,7 @@ pub fn wrap_rad(a: f64) -> f64 {
     if d > PI { d - TAU } else { d }
 }
 
-/// Heading of a pose about the vertical, rad: the angle of its x axis projected on the
-/// ground plane, or of its y axis (turned back by 90°) when x points nearer up or down than
-/// y does — a lone module's foot plate, its base, is pitched up to 80° in the inchworm poses,
-/// where x's projection is short and noisy but y stays level.
-pub fn yaw_of(pose: &Isometry3<f64>) -> f64 {
-    let x = pose.rotation * nalgebra::Vector3::x();
-    let y = pose.rotation * nalgebra::Vector3::y();
-    if x.xy().norm() >= y.xy().norm() {
-        x.y.atan2(x.x)
-    } else {
-        (-y.x).atan2(y.y)
-    }
-}
+pub use modbot_interface::yaw_of;
 
 /// The turn of `target` (rad) nearest to the current position `q` of a continuous joint.
 pub(crate) fn nearest_turn(target: f64, q: f64) -> f64 {

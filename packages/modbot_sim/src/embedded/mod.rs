@@ -1,4 +1,4 @@
-//! The embedded binding of the robot interface (`modbot_behaviours::interface`; decision
+//! The embedded binding of the robot interface (`modbot_interface`; decision
 //! record 0058): the simulator behind one [`EmbeddedModule`] per module, in process and
 //! deterministic. What a behaviour reads is what the module's devices would report:
 //!
@@ -28,7 +28,7 @@ mod sampling;
 
 use std::collections::VecDeque;
 
-use modbot_behaviours::interface::{
+use modbot_interface::{
     ConnectorState, ConnectorStatus, ControlMode, Module, Modules, Result as RobotResult, RobotError,
 };
 use nalgebra::Vector3;
@@ -74,7 +74,7 @@ struct Devices {
     last_velocity: Option<(f64, Vector3<f64>)>,
     camera: Option<(Camera, Vec<Detectable>)>,
     next_frame: f64,
-    frames: VecDeque<(f64, RobotResult<modbot_behaviours::TagFrame>)>,
+    frames: VecDeque<(f64, RobotResult<modbot_interface::TagFrame>)>,
     dock_rng: ChaCha8Rng,
     next_docking: f64,
     force_sensor: Option<String>,
@@ -374,7 +374,7 @@ impl EmbeddedModules {
                 continue;
             }
             let r = m.joints.clone();
-            let mut js = modbot_behaviours::JointStates {
+            let mut js = modbot_interface::JointStates {
                 stamp: now,
                 position: q[r.clone()].to_vec(),
                 velocity: v[r.clone()].to_vec(),

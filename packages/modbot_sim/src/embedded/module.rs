@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use modbot_behaviours::interface::{
+use modbot_interface::{
     Clock, ConnectorState, ConnectorStatus, Connectors, ControlMode, DockingReading, ForceTorque, Imu, ImuReading,
     JointStates, JointTarget, Joints, Module, Result, RobotError, TagCamera, TagFrame, Wrench,
 };

@@ -2,9 +2,7 @@
 //! sensors and the wheel force sensor at their rates, and the connectors' latches at every
 //! physics step.
 
-use modbot_behaviours::interface::{
-    ConnectorState, ConnectorStatus, DockingReading, ImuReading, TagDetection, TagFrame, Wrench,
-};
+use modbot_interface::{ConnectorState, ConnectorStatus, DockingReading, ImuReading, TagDetection, TagFrame, Wrench};
 use nalgebra::{Isometry3, UnitQuaternion, Vector3};
 
 use super::models::{disturbed, normal, point_covariance};

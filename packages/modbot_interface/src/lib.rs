@@ -1,3 +1,5 @@
+#![doc = include_str!("../README.md")]
+//!
 //! The robot interface (decision record 0058): what one real module offers and accepts,
 //! nothing more. A behaviour holds a `&mut dyn Module` (or a [`Modules`] set of them) and
 //! each tick reads the latest readings and writes commands; the embedded simulator, ROS 2
@@ -26,7 +28,37 @@
 
 use nalgebra::{Isometry3, Matrix3, UnitQuaternion, Vector3};
 
-pub use modbot_gaits::JointTarget;
+/// A joint's command for one tick.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum JointTarget {
+    /// A position (rad; m for a prismatic joint) for a joint in position mode.
+    Position(f64),
+    /// A speed (rad/s) for a joint in velocity mode.
+    Velocity(f64),
+}
+
+impl JointTarget {
+    /// The number itself, whatever its kind.
+    pub fn value(&self) -> f64 {
+        match *self {
+            JointTarget::Position(v) | JointTarget::Velocity(v) => v,
+        }
+    }
+}
+
+/// Heading of a pose about the vertical, rad: the angle of its x axis projected on the
+/// ground plane, or of its y axis (turned back by 90°) when x points nearer up or down than
+/// y does — a lone module's foot plate, its base, is pitched up to 80° in the inchworm poses,
+/// where x's projection is short and noisy but y stays level.
+pub fn yaw_of(pose: &Isometry3<f64>) -> f64 {
+    let x = pose.rotation * Vector3::x();
+    let y = pose.rotation * Vector3::y();
+    if x.xy().norm() >= y.xy().norm() {
+        x.y.atan2(x.x)
+    } else {
+        (-y.x).atan2(y.y)
+    }
+}
 
 /// Why a call on the robot interface failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -195,9 +227,9 @@ impl ImuReading {
 
     /// The heading, rad in (−π, π]: the compass the source reads (record 0047), the yaw of
     /// the body's x axis on the ground plane, or of its y axis when x points nearer up or
-    /// down (`modbot_gaits::modular::yaw_of`).
+    /// down ([`yaw_of`]).
     pub fn yaw(&self) -> f64 {
-        modbot_gaits::modular::yaw_of(&Isometry3::from_parts(
+        yaw_of(&Isometry3::from_parts(
             nalgebra::Translation3::identity(),
             self.orientation,
         ))
@@ -459,6 +491,12 @@ pub fn fresh(sensor: &str, stamp: Option<f64>, now: f64, timeout_s: f64) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_keeps_its_number() {
+        assert_eq!(JointTarget::Position(0.5).value(), 0.5);
+        assert_eq!(JointTarget::Velocity(-2.0).value(), -2.0);
+    }
 
     #[test]
     fn readings_with_nan_are_refused_naming_the_field() {
