@@ -66,6 +66,14 @@ fn check(report: &MissionReport) {
         report.world,
         report.final_distance_m
     );
+    // Issue 49: within 10° of the last row's heading too (measured within 1.1° over seeds
+    // 1–45, `modbot mission --layout-seed N`, summary.json's final_heading_error_deg).
+    assert!(
+        report.final_heading_error_deg.abs() <= 10.0,
+        "{}: {:.1}° off the target heading",
+        report.world,
+        report.final_heading_error_deg
+    );
     let phases: Vec<&str> = report.phases.iter().map(|p| p.phase.as_str()).collect();
     assert_eq!(phases, ORDER, "{}", report.world);
     assert!(report.phases.iter().all(|p| p.outcome == "ok" && p.end_s >= p.start_s));
