@@ -45,13 +45,7 @@ pub use crate::embedded::{PREFIX, fleet_simulator, port, port_in_foot};
 pub use modbot_sim::DEFAULT_CONTROL_RATE_HZ as CONTROL_HZ;
 /// Simulated time one stage may take before the assembly gives up, s.
 pub const STAGE_TIMEOUT_S: f64 = 180.0;
-/// A walking module's latch closes by itself when its port passes this close to its
-/// partner's between two steps, m (the default docking tolerance, record 0030).
-pub const CATCH_M: f64 = 0.02;
-/// A module links once both its foot joints are this close to rest, deg.
-pub const SETTLED_DEG: f64 = 1.0;
-/// How long a refused latch keeps trying with the module at rest, s.
-pub const LATCH_RETRY_S: f64 = 2.0;
+pub use modbot_behaviours::docking::{CATCH_M, LATCH_RETRY_S, SETTLED_DEG, STANDOFF_M};
 /// How many times a module refused by the latch walks back to its staging point and comes
 /// in again before the assembly ends.
 pub const REAPPROACHES: usize = 2;
@@ -199,27 +193,12 @@ impl Fleet {
     }
 }
 
-/// Gap left between two ports by a pre-connection point aimed at the partner's port, m (the
-/// code's points leave 0.7–1.5 cm, record 0046).
-pub const STANDOFF_M: f64 = 0.01;
-
 /// The pre-connection pose of a module whose port `own_in_foot` is to meet the partner's
 /// port at world pose `partner`, `STANDOFF_M` short of it: the module's reference point
-/// and heading.
+/// and heading (`modbot_behaviours::docking::pre_connection`).
 pub fn pre_connection(partner: &Isometry3<f64>, own_in_foot: &Isometry3<f64>) -> Pose2 {
-    let axis = partner.rotation * Vector3::x();
-    let psi = axis.y.atan2(axis.x);
-    let own_axis = own_in_foot.rotation * Vector3::x();
-    let phi = own_axis.y.atan2(own_axis.x);
-    let yaw = psi + std::f64::consts::PI - phi;
-    let port = partner.translation.vector + axis * STANDOFF_M;
-    let (c, s) = (yaw.cos(), yaw.sin());
-    let o = own_in_foot.translation.vector;
-    Pose2 {
-        x: port.x - (c * o.x - s * o.y),
-        y: port.y - (s * o.x + c * o.y),
-        yaw: modbot_gaits::modular::wrap_rad(yaw),
-    }
+    let [x, y, yaw] = modbot_behaviours::docking::pre_connection(partner, own_in_foot);
+    Pose2 { x, y, yaw }
 }
 
 /// Centre of the assembly's footprint, along Role#1's heading from its DetPoint, m: half
@@ -703,7 +682,7 @@ pub fn assemble_observed(
             let own = port(&catalog, robot_of(role), target.port).map_err(|e| fail(role, e))?;
             let theirs =
                 port(&catalog, robot_of(target.partner_role), target.partner_port).map_err(|e| fail(role, e))?;
-            let own_in_foot = port_in_foot(&catalog, target.port).map_err(|e| fail(role, e))?;
+            let own_in_foot = port_in_foot(target.port).map_err(|e| fail(role, e))?;
             let partner_link = sim
                 .links_of(theirs.robot)
                 .find(|&l| sim.link_names()[l] == theirs.link)

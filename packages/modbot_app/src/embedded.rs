@@ -141,23 +141,7 @@ pub fn port(catalog: &ModuleCatalog, robot: usize, name: &str) -> Result<Port, S
     })
 }
 
-/// A port's pose in its module's foot frame with every joint at 0 (the rest pose the
-/// modules walk into their pre-connection points with).
-pub fn port_in_foot(catalog: &ModuleCatalog, name: &str) -> Result<Isometry3<f64>, String> {
-    let topology = Topology::resolve("wheelfoot", catalog).map_err(|e| e.to_string())?;
-    let tree = modbot_core::LinkTree::new(&topology);
-    let q = vec![0.0; topology.joint_names().len()];
-    let frames = tree.link_frames(&tree.forward(&q, &Isometry3::identity()).map_err(|e| e.to_string())?);
-    let p = port(catalog, 0, name)?;
-    let at = |link: &str| {
-        tree.links
-            .iter()
-            .position(|l| l.name == link)
-            .ok_or_else(|| format!("the wheel-foot module has no link `{link}`"))
-    };
-    let (foot, link) = (at(&format!("{PREFIX}_foot"))?, at(&p.link)?);
-    Ok(frames[foot].inverse() * frames[link] * p.frame)
-}
+pub use modbot_behaviours::docking::port_in_foot;
 
 /// A simulator holding one lone wheel-foot module at each of `world`'s `robot_starts`
 /// (entry i is Module#(i+1)).

@@ -9,7 +9,7 @@
 use modbot_app::assemble::port_in_foot;
 use modbot_app::embedded::wheelfoot_modules;
 use modbot_behaviours::{ConnectorState, ControlMode, FrictionProbe, JointTarget, Modules, ProbeState, RobotError};
-use modbot_core::{ModuleCatalog, Scenario};
+use modbot_core::Scenario;
 use modbot_planner::friction::BandEdges;
 use modbot_sim::embedded::{ImuModel, SensorModels};
 use modbot_sim::{CameraNoise, EmbeddedModules, SensorFault};
@@ -166,7 +166,7 @@ fn face(start: [f64; 3], yaw_deg: f64, port: &str) -> Isometry3<f64> {
         Translation3::new(start[0], start[1], start[2]),
         UnitQuaternion::from_axis_angle(&Vector3::z_axis(), yaw_deg.to_radians()),
     );
-    module * port_in_foot(&ModuleCatalog::builtin(), port).unwrap()
+    module * port_in_foot(port).unwrap()
 }
 
 /// Two modules wheel to wheel, the faces `gap` apart along x.
@@ -448,4 +448,64 @@ fn the_scan_ends_named_when_a_camera_goes_silent() {
     let (t, state) = run(&mut scan, &mut m, None);
     assert_eq!(state, ScanState::Done, "at {t}");
     assert_eq!(scan.captures().len(), 2 * modbot_behaviours::scan::STOPS);
+}
+
+/// Module 2 placed `back_m` behind its pre-connection point for its wheel port F on module
+/// 1's side port L, turned `turn_deg` off; `DockingState` at the end and when.
+fn dock_from(back_m: f64, turn_deg: f64) -> (EmbeddedModules, f64, modbot_behaviours::docking::DockingState) {
+    use modbot_behaviours::docking::{Docking, DockingOrder, DockingState};
+    let l = face([0.0; 3], 0.0, "L");
+    let p = modbot_app::assemble::pre_connection(&l, &port_in_foot("F").unwrap());
+    let at = [p.x - back_m * p.yaw.cos(), p.y - back_m * p.yaw.sin()];
+    let w = world(at, p.yaw.to_degrees() + turn_deg);
+    let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
+    let mut dock = Docking::new(DockingOrder {
+        port: "F".into(),
+        partner: "m1/L".into(),
+        forced: None,
+        table: modbot_app::assemble::SIMULATED_MU1,
+    })
+    .unwrap();
+    for k in 1..=6000 {
+        let state = dock.tick(m.module(1).unwrap()).clone();
+        if matches!(state, DockingState::Docked { .. } | DockingState::Failed(_)) {
+            return (m, k as f64 * 0.01, state);
+        }
+        m.advance_to(k as f64 * 0.01).unwrap();
+    }
+    let state = dock.state().clone();
+    (m, 60.0, state)
+}
+
+/// A module 15 cm out and 10° off walks in by its docking sensor alone and latches to the
+/// face it was sent to (both connectors say so, the simulator holds one dock within the
+/// latch's reach); turned away from it, it sees no face and ends naming its sensor.
+#[test]
+fn a_module_docks_by_its_docking_sensor_and_connector() {
+    use modbot_behaviours::docking::DockingState;
+    let (m, t, state) = dock_from(0.15, 10.0);
+    eprintln!("docking from 0.15 m, 10° off: {state} at {t:.2} s");
+    assert_eq!(state, DockingState::Docked { partner: "m1/L".into() });
+    let mine = m.module_ref(1).unwrap().connector("F").unwrap();
+    let theirs = m.module_ref(0).unwrap().connector("L").unwrap();
+    assert_eq!(
+        (mine.state, theirs.state),
+        (ConnectorState::Latched, ConnectorState::Latched)
+    );
+    assert_eq!(theirs.partner.as_deref(), Some("m2/F"));
+    let docks = m.simulator().docks();
+    assert_eq!(docks.len(), 1, "{docks:?}");
+    let fit = docks[0].1;
+    eprintln!(
+        "dock {}: {:.4} m, {:.2}° at the latch",
+        docks[0].0, fit.distance_m, fit.axis_deg
+    );
+    assert!(fit.distance_m <= 0.03 && fit.axis_deg <= 8.0, "{fit:?}");
+
+    let (_, t, state) = dock_from(0.15, 180.0);
+    eprintln!("turned away: {state} at {t:.2} s");
+    let DockingState::Failed(why) = state else {
+        panic!("{state}")
+    };
+    assert!(why.contains("`dock/F` lost") && why.contains("m1/L"), "{why}");
 }

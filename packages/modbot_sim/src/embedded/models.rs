@@ -138,13 +138,14 @@ pub struct DockingModel {
 
 impl Default for DockingModel {
     /// 30 Hz, one frame late; 0.4 m range (the staging points are 0.1–0.3 m out, record 0050);
-    /// a 45° half cone; faces turned up to 60°; σ 2 mm and 0.5°.
+    /// an 80° half cone (a wide-angle lens: at 2 cm a face 3 cm to the side is still in
+    /// view); faces turned up to 60°; σ 2 mm and 0.5°.
     fn default() -> DockingModel {
         DockingModel {
             rate_hz: 30.0,
             latency_s: 1.0 / 30.0,
             range_m: 0.4,
-            half_fov_deg: 45.0,
+            half_fov_deg: 80.0,
             max_incidence_deg: 60.0,
             sigma_m: 0.002,
             sigma_deg: 0.5,

@@ -355,9 +355,19 @@ impl EmbeddedModules {
                 if fit.distance_m > latch.capture_m || fit.axis_deg > latch.capture_deg {
                     continue;
                 }
-                // A keyed face mates at a quarter turn; a keyless one at the roll it meets.
+                // A keyed face mates at a quarter turn; a keyless one at the roll it meets
+                // (the twist's sign is the swing-twist's: the one that leaves no residual).
                 let roll = if keyless {
-                    fit.twist_deg
+                    let residual = |r: f64| {
+                        self.sim
+                            .port_fit(&theirs, &own, r)
+                            .map_or(f64::INFINITY, |f| f.roll_deg)
+                    };
+                    if residual(fit.twist_deg) <= residual(-fit.twist_deg) {
+                        fit.twist_deg
+                    } else {
+                        -fit.twist_deg
+                    }
                 } else {
                     (fit.twist_deg / 90.0).round() * 90.0
                 };

@@ -1,0 +1,414 @@
+//! Docking (seed-000 §5.2, the assembly's stage 2; decision records 0048, 0050, 0058) as a
+//! state machine on the robot interface: a lone wheel-foot module at its staging point walks
+//! to its pre-connection point guided by its port's **docking sensor** (the partner's port
+//! face in its own port's frame), rests its foot, and closes its **connector**, which latches
+//! if the physics has brought the faces within its capture range.
+//!
+//! - **Frame.** Each tick the partner's face is carried from the port frame into world axes
+//!   at the module's own foot (the port's pose in the foot from the module's kinematic model
+//!   at rest, the foot taken as level, the compass for the yaw); the pre-connection pose, 1 cm
+//!   short of the face, is computed there ([`pre_connection`]) and the position controller
+//!   (`SingleGoto`, Table 3.15) walks to it with the module at the origin of that frame. No
+//!   position is read from anywhere: the goal is always relative.
+//! - **The catch.** Between two steps (both foot joints within 1° of rest) with the face
+//!   within 2 cm and 8°, or once the controller is done, the module rests and engages.
+//! - **The latch.** `Latched`: done. `Failed`: it holds and engages again until
+//!   [`LATCH_RETRY_S`] has passed, then ends with the connector's reason.
+//! - **Lost.** While the sensor sees no face the module walks on to the last goal it gave
+//!   (relative to the foot, which a pivot turn keeps in place); after [`LOST_S`] it stands;
+//!   after [`GIVE_UP_S`] the docking ends, naming the sensor.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use modbot_core::{LinkTree, ModuleCatalog, Topology};
+use modbot_gaits::modular::single::{Direction, GotoPhase, HeadingBands, SingleGoto, StepTable};
+use modbot_gaits::modular::{Goal, ModuleJoints, wrap_rad};
+use modbot_gaits::{Controller, Observation};
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+
+use crate::interface::{ConnectorState, JointTarget, Module, Monotonic, fresh};
+
+/// The pre-connection point stops this far short of the partner's face, m (record 0048).
+pub const STANDOFF_M: f64 = 0.01;
+/// The latch is tried between two steps once the faces are this close, m (record 0048).
+pub const CATCH_M: f64 = 0.02;
+/// ... and this well aligned, deg (the latch's capture angle).
+pub const CATCH_DEG: f64 = 8.0;
+/// The foot is at rest when both its joints are within this of 0, deg.
+pub const SETTLED_DEG: f64 = 1.0;
+/// A refused latch is engaged again for this long, s (record 0049).
+pub const LATCH_RETRY_S: f64 = 2.0;
+/// Without a face for this long the module stands, s; until then it walks on to the last
+/// goal the sensor gave (the turn at the pre-connection point pivots the port out of the
+/// sensor's cone, about the foot, which the goal is relative to).
+pub const LOST_S: f64 = 2.0;
+/// Without a face for this long the docking ends, s.
+pub const GIVE_UP_S: f64 = 5.0;
+/// The walk may take this long, s (the assembly's stage timeout).
+pub const TIMEOUT_S: f64 = 180.0;
+
+/// The pre-connection pose (x, y, yaw) of a module whose port is at `own_in_foot` in its
+/// foot frame, for the partner's face at `partner` (same frame as the result), `STANDOFF_M`
+/// short of it along the face's axis.
+pub fn pre_connection(partner: &Isometry3<f64>, own_in_foot: &Isometry3<f64>) -> [f64; 3] {
+    let axis = partner.rotation * Vector3::x();
+    let psi = axis.y.atan2(axis.x);
+    let own_axis = own_in_foot.rotation * Vector3::x();
+    let yaw = psi + std::f64::consts::PI - own_axis.y.atan2(own_axis.x);
+    let port = partner.translation.vector + axis * STANDOFF_M;
+    let (c, s) = (yaw.cos(), yaw.sin());
+    let o = own_in_foot.translation.vector;
+    [
+        port.x - (c * o.x - s * o.y),
+        port.y - (s * o.x + c * o.y),
+        wrap_rad(yaw),
+    ]
+}
+
+/// A port of a lone wheel-foot module, placed by the module's kinematic model.
+#[derive(Debug, Clone)]
+pub struct PortModel {
+    tree: LinkTree,
+    /// Model joint → the module's joint index (set once the module's names are known).
+    joint_map: Vec<usize>,
+    model_joints: Vec<String>,
+    foot: usize,
+    link: usize,
+    frame: Isometry3<f64>,
+}
+
+impl PortModel {
+    /// Port `port` of the catalog's wheel-foot module.
+    pub fn new(port: &str) -> Result<PortModel, String> {
+        let catalog = ModuleCatalog::builtin();
+        let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
+        let kind = catalog.modules.get("wheelfoot").ok_or("no `wheelfoot` module kind")?;
+        let p = kind
+            .ports
+            .get(port)
+            .ok_or_else(|| format!("the wheel-foot module has no port `{port}`"))?;
+        let tree = LinkTree::new(&topology);
+        let at = |link: &str| {
+            tree.links
+                .iter()
+                .position(|l| l.name == link)
+                .ok_or_else(|| format!("the wheel-foot module has no link `{link}`"))
+        };
+        let (foot, link) = (at("m1_foot")?, at(&format!("m1_{}", p.link))?);
+        let model_joints = topology.joint_names();
+        Ok(PortModel {
+            joint_map: (0..model_joints.len()).collect(),
+            model_joints,
+            tree,
+            foot,
+            link,
+            frame: modbot_core::catalog::pose_deg(p.xyz, p.rpy_deg),
+        })
+    }
+
+    /// Reads the module's joints by name from now on (`joint_names`, command order).
+    pub fn map_joints(&mut self, joint_names: &[String]) -> Result<(), String> {
+        self.joint_map = self
+            .model_joints
+            .iter()
+            .map(|j| {
+                joint_names
+                    .iter()
+                    .position(|n| n == j)
+                    .ok_or_else(|| format!("no joint `{j}`"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(())
+    }
+
+    /// The port's pose in the foot frame with the module's joints at `q` (command order; the
+    /// rest pose when `None`).
+    pub fn in_foot(&self, q: Option<&[f64]>) -> Result<Isometry3<f64>, String> {
+        let qm: Vec<f64> = match q {
+            Some(q) => self.joint_map.iter().map(|&k| q[k]).collect(),
+            None => vec![0.0; self.model_joints.len()],
+        };
+        let frames = self.tree.link_frames(
+            &self
+                .tree
+                .forward(&qm, &Isometry3::identity())
+                .map_err(|e| e.to_string())?,
+        );
+        Ok(frames[self.foot].inverse() * frames[self.link] * self.frame)
+    }
+}
+
+/// A port's pose in a lone wheel-foot module's foot frame with every joint at 0.
+pub fn port_in_foot(port: &str) -> Result<Isometry3<f64>, String> {
+    PortModel::new(port)?.in_foot(None)
+}
+
+/// Where the docking is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DockingState {
+    /// Not ticked yet.
+    Idle,
+    /// Walking to the pre-connection point: the face's distance, m.
+    Approaching {
+        /// Distance between the two faces, m.
+        gap_m: f64,
+    },
+    /// Standing: the docking sensor has lost the face.
+    Searching,
+    /// Resting the foot before the latch.
+    Settling,
+    /// The connector is closing.
+    Latching,
+    /// Latched to the partner.
+    Docked {
+        /// The partner's face (`m1/L`).
+        partner: String,
+    },
+    /// Ended, with the reason.
+    Failed(String),
+}
+
+impl fmt::Display for DockingState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DockingState::Idle => write!(f, "idle"),
+            DockingState::Approaching { gap_m } => write!(f, "approaching ({gap_m:.3} m to the face)"),
+            DockingState::Searching => write!(f, "searching for the partner's face"),
+            DockingState::Settling => write!(f, "settling"),
+            DockingState::Latching => write!(f, "latching"),
+            DockingState::Docked { partner } => write!(f, "docked to {partner}"),
+            DockingState::Failed(r) => write!(f, "failed: {r}"),
+        }
+    }
+}
+
+/// What a docking is asked to do.
+#[derive(Debug, Clone)]
+pub struct DockingOrder {
+    /// The module's own port.
+    pub port: String,
+    /// The partner's face it is to meet (`m1/L`): other faces the sensor may see are ignored.
+    pub partner: String,
+    /// A forced walking direction (the assembly's backward approaches), or the least time.
+    pub forced: Option<Direction>,
+    /// The module's inchworm steps and cycle times on this ground.
+    pub table: StepTable,
+}
+
+/// One module docking.
+pub struct Docking {
+    order: DockingOrder,
+    port: PortModel,
+    /// The port in the foot at rest, where it is at the pre-connection point.
+    own_in_foot: Isometry3<f64>,
+    joints: Option<ModuleJoints>,
+    goto: Option<SingleGoto>,
+    clock: Monotonic,
+    start_s: Option<f64>,
+    last_s: f64,
+    last_face_s: Option<f64>,
+    /// The last goal the sensor gave, world axes at the foot.
+    last_goal: Option<Goal>,
+    latch_since: Option<f64>,
+    state: DockingState,
+}
+
+impl Docking {
+    /// A docking of `order.port` onto `order.partner`.
+    pub fn new(order: DockingOrder) -> Result<Docking, String> {
+        let port = PortModel::new(&order.port)?;
+        Ok(Docking {
+            own_in_foot: port.in_foot(None)?,
+            port,
+            order,
+            joints: None,
+            goto: None,
+            clock: Monotonic::default(),
+            start_s: None,
+            last_s: 0.0,
+            last_face_s: None,
+            last_goal: None,
+            latch_since: None,
+            state: DockingState::Idle,
+        })
+    }
+
+    /// Where it is.
+    pub fn state(&self) -> &DockingState {
+        &self.state
+    }
+
+    /// One tick on `io`. Once `Docked` or `Failed` it stays, commanding nothing.
+    pub fn tick(&mut self, io: &mut dyn Module) -> &DockingState {
+        if matches!(self.state, DockingState::Docked { .. } | DockingState::Failed(_)) {
+            return &self.state;
+        }
+        if let Err(reason) = self.advance(io) {
+            self.state = DockingState::Failed(reason);
+        }
+        &self.state
+    }
+
+    fn advance(&mut self, io: &mut dyn Module) -> Result<(), String> {
+        let now = self.clock.check(io.now()).map_err(|e| e.to_string())?;
+        let dt = if self.start_s.is_some() {
+            now - self.last_s
+        } else {
+            0.01
+        };
+        self.last_s = now;
+        let start = *self.start_s.get_or_insert(now);
+        let joints = match self.joints {
+            Some(j) => j,
+            None => {
+                let j = ModuleJoints::find("m1", io.joint_names())
+                    .ok_or("docking needs a lone wheel-foot module's joints (m1_front_joint …)")?;
+                self.port.map_joints(io.joint_names())?;
+                *self.joints.get_or_insert(j)
+            }
+        };
+        let js = io.joint_states().map_err(|e| e.to_string())?;
+        let imu = io.imu().map_err(|e| e.to_string())?;
+        fresh("imu", Some(imu.stamp), now, 0.1).map_err(|e| e.to_string())?;
+        let at_rest = [joints.bj1, joints.bj2]
+            .iter()
+            .all(|&k| js.position[k].abs() < SETTLED_DEG.to_radians());
+        let mut out = rest(&joints, js.position.len());
+        match self.state {
+            DockingState::Latching => return self.latch(io, now, &out),
+            DockingState::Settling => {
+                if at_rest {
+                    io.engage(&self.order.port).map_err(|e| e.to_string())?;
+                    self.latch_since = Some(now);
+                    self.state = DockingState::Latching;
+                }
+                return io.command(&out).map_err(|e| e.to_string());
+            }
+            _ => {}
+        }
+        if now - start > TIMEOUT_S {
+            return Err(format!(
+                "did not reach its pre-connection point in {TIMEOUT_S} s ({})",
+                self.state
+            ));
+        }
+        let sensor = format!("dock/{}", self.order.port);
+        let face = io
+            .docking(&self.order.port)
+            .map_err(|e| e.to_string())?
+            .filter(|r| r.partner == self.order.partner && r.stamp > self.last_face_s.unwrap_or(f64::NEG_INFINITY));
+        // The face in world axes at the foot: the compass turns the level foot frame.
+        let level = Isometry3::from_parts(
+            Translation3::identity(),
+            UnitQuaternion::from_axis_angle(&Vector3::z_axis(), imu.yaw()),
+        );
+        let gap = match face {
+            Some(face) => {
+                self.last_face_s = Some(face.stamp);
+                let gap = face.pose.translation.vector.norm();
+                let axis = (-(face.pose.rotation * Vector3::x()).x)
+                    .clamp(-1.0, 1.0)
+                    .acos()
+                    .to_degrees();
+                // The port where the joints have it now (the body rises and pitches in a step).
+                let partner = level * self.port.in_foot(Some(&js.position))? * face.pose;
+                let [x, y, yaw] = pre_connection(&partner, &self.own_in_foot);
+                self.last_goal = Some(Goal { x, y, yaw });
+                Some((gap, axis))
+            }
+            None => None,
+        };
+        let since = self.last_face_s.unwrap_or(start);
+        fresh(&sensor, Some(since), now, GIVE_UP_S).map_err(|e| format!("{e}: no face of {}", self.order.partner))?;
+        let goal = match self.last_goal {
+            Some(g) if now - since <= LOST_S => g,
+            _ => {
+                self.state = DockingState::Searching;
+                return io.command(&out).map_err(|e| e.to_string());
+            }
+        };
+        let goto = self.goto.get_or_insert_with(|| {
+            SingleGoto::new(
+                joints,
+                js.position.len(),
+                goal,
+                self.order.table,
+                self.order.forced,
+                HeadingBands::default(),
+            )
+        });
+        goto.set_goal(goal);
+        let sensors = BTreeMap::new();
+        let obs = Observation {
+            time: now - start,
+            positions: &js.position,
+            velocities: &js.velocity,
+            base: level,
+            sensors: &sensors,
+        };
+        goto.step(dt, &obs, &mut out);
+        let caught = gap.is_some_and(|(g, a)| at_rest && g <= CATCH_M && a <= CATCH_DEG);
+        if caught || goto.phase() == GotoPhase::Done {
+            out = rest(&joints, js.position.len());
+            self.state = DockingState::Settling;
+        } else {
+            self.state = DockingState::Approaching {
+                gap_m: gap.map_or(f64::NAN, |g| g.0),
+            };
+        }
+        io.command(&out).map_err(|e| e.to_string())
+    }
+
+    /// Waits for the connector: latched, done; failed, engaged again until the retry time.
+    fn latch(&mut self, io: &mut dyn Module, now: f64, hold: &[JointTarget]) -> Result<(), String> {
+        io.command(hold).map_err(|e| e.to_string())?;
+        let status = io.connector(&self.order.port).map_err(|e| e.to_string())?;
+        match status.state {
+            ConnectorState::Latched => {
+                let partner = status.partner.unwrap_or_default();
+                if partner != self.order.partner {
+                    return Err(format!("latched to {partner}, not to {}", self.order.partner));
+                }
+                self.state = DockingState::Docked { partner };
+            }
+            ConnectorState::Failed => {
+                let since = self.latch_since.unwrap_or(now);
+                if now - since >= LATCH_RETRY_S {
+                    return Err(format!(
+                        "the latch of {} did not close in {LATCH_RETRY_S} s: {}",
+                        self.order.port,
+                        status.reason.unwrap_or_default()
+                    ));
+                }
+                io.engage(&self.order.port).map_err(|e| e.to_string())?;
+            }
+            ConnectorState::Engaging | ConnectorState::Open => {}
+        }
+        Ok(())
+    }
+}
+
+/// A lone module's rest pose: wheel still, foot and camera at 0.
+fn rest(m: &ModuleJoints, n: usize) -> Vec<JointTarget> {
+    let mut out = vec![JointTarget::Position(0.0); n];
+    out[m.fj] = JointTarget::Velocity(0.0);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pre-connection pose puts the module's port 1 cm in front of the partner's face,
+    /// facing it: a face at (1, 0) looking along +x met by a port on the module's own +x.
+    #[test]
+    fn the_pre_connection_pose_faces_the_partner_one_standoff_out() {
+        let partner = Isometry3::from_parts(Translation3::new(1.0, 0.0, 0.0), UnitQuaternion::identity());
+        let own = Isometry3::from_parts(Translation3::new(0.2, 0.0, 0.0), UnitQuaternion::identity());
+        let [x, y, yaw] = pre_connection(&partner, &own);
+        // Facing −x (yaw π), its port (0.2 ahead) at 1.01: the module at 1.21.
+        assert!((x - 1.21).abs() < 1e-12 && y.abs() < 1e-12, "{x} {y}");
+        assert!((yaw.abs() - std::f64::consts::PI).abs() < 1e-12, "{yaw}");
+    }
+}
