@@ -2,6 +2,7 @@
 
 pub mod docking;
 pub mod friction_probe;
+pub mod lockon;
 pub mod mast;
 pub mod scan;
 

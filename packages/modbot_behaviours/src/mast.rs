@@ -67,6 +67,8 @@ pub struct MastView {
     lens: Isometry3<f64>,
     joints: History,
     compass: History,
+    /// (stamp, the IMU's orientation as w, x, y, z).
+    attitude: History,
 }
 
 impl MastView {
@@ -103,6 +105,7 @@ impl MastView {
             ),
             joints: History::default(),
             compass: History::default(),
+            attitude: History::default(),
         })
     }
 
@@ -111,6 +114,51 @@ impl MastView {
         let q = self.joint_map.iter().map(|&k| js.position[k]).collect();
         self.joints.remember(js.stamp, q);
         self.compass.remember(imu.stamp, vec![imu.yaw()]);
+        let q = imu.orientation.quaternion();
+        self.attitude.remember(imu.stamp, vec![q.w, q.i, q.j, q.k]);
+    }
+
+    /// The IMU's orientation at `t`: the quaternions on either side blended and normalised
+    /// (they are 10 ms apart, where this is the slerp to within 1e-6 rad).
+    pub fn attitude_at(&self, t: f64) -> Option<UnitQuaternion<f64>> {
+        let h = &self.attitude.0;
+        let pick = |v: &Vec<f64>| nalgebra::Quaternion::new(v[0], v[1], v[2], v[3]);
+        let (a, b, w) = match h.iter().position(|(s, _)| *s >= t) {
+            Some(0) => return h.front().map(|(_, v)| UnitQuaternion::from_quaternion(pick(v))),
+            Some(k) => {
+                let (a, b) = (&h[k - 1], &h[k]);
+                (
+                    pick(&a.1),
+                    pick(&b.1),
+                    if b.0 > a.0 { (t - a.0) / (b.0 - a.0) } else { 1.0 },
+                )
+            }
+            None => return h.back().map(|(_, v)| UnitQuaternion::from_quaternion(pick(v))),
+        };
+        // The short way: q and −q are one rotation.
+        let b = if a.dot(&b) < 0.0 { -b } else { b };
+        Some(UnitQuaternion::from_quaternion(a * (1.0 - w) + b * w))
+    }
+
+    /// A point `p` of the camera frame, seen in a frame captured at `stamp`, as a vector from
+    /// the foot's reference point in world axes, m, through the IMU's whole orientation (the
+    /// foot plate pitches up to 80° in a step, where the level-foot assumption of
+    /// [`MastView::world_vector`] fails); `None` before any reading.
+    pub fn world_vector_tilted(&self, p: &Vector3<f64>, stamp: f64) -> Result<Option<Vector3<f64>>, String> {
+        let (Some(q), Some(attitude)) = (self.joints.at(stamp), self.attitude_at(stamp)) else {
+            return Ok(None);
+        };
+        Ok(Some(attitude * (self.lens_in_foot(&q)? * Point3::from(*p)).coords))
+    }
+
+    fn lens_in_foot(&self, q: &[f64]) -> Result<Isometry3<f64>, String> {
+        let frames = self.tree.link_frames(
+            &self
+                .tree
+                .forward(q, &Isometry3::identity())
+                .map_err(|e| e.to_string())?,
+        );
+        Ok(frames[self.tree_foot].inverse() * frames[self.tree_camera] * self.lens)
     }
 
     /// The model's index of joint `name`.

@@ -1,0 +1,230 @@
+//! A lone module's camera locked on landmarks (seed-000 §5.1, §6.5; decision records 0049,
+//! 0050, 0058) on the robot interface: the module finds its own reference point from
+//! landmarks whose positions it is given (the modelled objects, Role#1's DetPoint, other
+//! modules'), and keeps its pan on one of them.
+//!
+//! Every new camera frame, each landmark in view places the reference point: the landmark's
+//! position less the measured vector to it, carried from the lens into the foot frame by the
+//! module's joints and kinematic model and into world axes by the IMU's orientation, all **at
+//! the frame's capture stamp** ([`MastView::world_vector_tilted`]: the foot plate pitches in a
+//! step, so the whole attitude, not the compass alone). The estimate is the mean of the last
+//! [`WINDOW`] frames' placings. Secondary landmarks are used only when no primary one is in
+//! view; floating ones (another walking module's estimate) leave the estimate unanchored.
+//! The pan centres the preferred landmark when in view, else the nearest landmark in view;
+//! with none for [`LOST_AFTER_S`] it searches in +10° steps, one per frame (the source's
+//! `search_target`).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use modbot_gaits::modular::wrap_rad;
+use nalgebra::{Isometry3, Translation3};
+
+use crate::interface::{JointTarget, Module, Result as RobotResult, RobotError};
+use crate::mast::MastView;
+
+/// The pan's search step when nothing is seen, deg (the source's 10°).
+pub const SEARCH_STEP_DEG: f64 = 10.0;
+/// Frames' placings averaged into the estimate.
+pub const WINDOW: usize = 5;
+/// The landmarks count as lost when none has been seen for this long, s.
+pub const LOST_AFTER_S: f64 = 0.5;
+/// The pan joint.
+const PAN: &str = "m1_cam_pan";
+/// The tilt joint.
+const TILT: &str = "m1_cam_tilt";
+
+/// What a landmark's position rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Landmark {
+    /// A modelled object or the shared reference point (Role#1's DetPoint): always used.
+    Primary,
+    /// Known apart from this camera (a docked module's DetPoint): used when no primary
+    /// landmark is in view.
+    Secondary,
+    /// Another walking module's camera estimate: used as a secondary one, and an estimate
+    /// resting on these alone is not anchored.
+    Floating,
+}
+
+/// A lone module's camera on its landmarks.
+pub struct LockOn {
+    view: MastView,
+    pan: usize,
+    tilt: usize,
+    landmarks: BTreeMap<String, ([f64; 2], Landmark)>,
+    object: Option<String>,
+    recent: VecDeque<[f64; 2]>,
+    estimate: Option<[f64; 2]>,
+    last_frame: f64,
+    last_seen_s: f64,
+    last_anchored_s: f64,
+    pan_target: f64,
+    /// Frames in which some landmark was in view.
+    pub sightings: usize,
+    /// Frames looked at.
+    pub looks: usize,
+}
+
+impl LockOn {
+    /// The lock-on of a lone wheel-foot module with joints `joint_names` on `landmarks`
+    /// (world x, y by tag id; all primary).
+    pub fn new(joint_names: &[String], landmarks: BTreeMap<String, [f64; 2]>) -> Result<LockOn, String> {
+        let find = |j: &str| {
+            joint_names
+                .iter()
+                .position(|n| n == j)
+                .ok_or_else(|| format!("no joint `{j}`"))
+        };
+        Ok(LockOn {
+            view: MastView::new(joint_names)?,
+            pan: find(PAN)?,
+            tilt: find(TILT)?,
+            landmarks: landmarks
+                .into_iter()
+                .map(|(k, xy)| (k, (xy, Landmark::Primary)))
+                .collect(),
+            object: None,
+            recent: VecDeque::with_capacity(WINDOW),
+            estimate: None,
+            last_frame: f64::NEG_INFINITY,
+            last_seen_s: f64::NEG_INFINITY,
+            last_anchored_s: f64::NEG_INFINITY,
+            pan_target: 0.0,
+            sightings: 0,
+            looks: 0,
+        })
+    }
+
+    /// Takes `xy` as the estimate until the first sighting replaces it (a modelled start).
+    pub fn start_from(&mut self, xy: [f64; 2]) {
+        if self.sightings == 0 {
+            self.estimate = Some(xy);
+        }
+    }
+
+    /// Sets (or moves) landmark `id` to `xy`, of kind `kind`.
+    pub fn set_landmark(&mut self, id: &str, xy: [f64; 2], kind: Landmark) {
+        self.landmarks.insert(id.to_string(), (xy, kind));
+    }
+
+    /// Forgets landmark `id`.
+    pub fn remove_landmark(&mut self, id: &str) {
+        self.landmarks.remove(id);
+    }
+
+    /// Prefers `name` for the pan from now on.
+    pub fn set_object(&mut self, name: &str) {
+        self.object = Some(name.to_string());
+    }
+
+    /// Whether a landmark was seen within [`LOST_AFTER_S`] of `now`.
+    pub fn locked(&self, now: f64) -> bool {
+        now - self.last_seen_s <= LOST_AFTER_S
+    }
+
+    /// Whether an anchored landmark (not a floating one) was seen within [`LOST_AFTER_S`].
+    pub fn anchored(&self, now: f64) -> bool {
+        now - self.last_anchored_s <= LOST_AFTER_S
+    }
+
+    /// The estimated reference point (world x, y).
+    pub fn estimate(&self) -> Option<[f64; 2]> {
+        self.estimate
+    }
+
+    /// The base pose a controller sees: the estimate with the IMU's newest attitude.
+    pub fn base(&self) -> Option<Isometry3<f64>> {
+        let e = self.estimate?;
+        let attitude = self.view.attitude_at(f64::INFINITY)?;
+        Some(Isometry3::from_parts(Translation3::new(e[0], e[1], 0.0), attitude))
+    }
+
+    /// Reads the module's joints, IMU and newest frame; a new frame updates the estimate and
+    /// the pan.
+    pub fn update(&mut self, io: &dyn Module) -> RobotResult<()> {
+        let js = io.joint_states()?;
+        let imu = io.imu()?;
+        self.view.observe(&js, &imu);
+        let Some(frame) = io.tags()? else {
+            return Ok(());
+        };
+        if frame.stamp <= self.last_frame {
+            return Ok(());
+        }
+        self.last_frame = frame.stamp;
+        self.looks += 1;
+        let (mut primary, mut secondary, mut anchored) = (Vec::new(), Vec::new(), false);
+        for d in &frame.detections {
+            let Some(&(xy, kind)) = self.landmarks.get(&d.id) else {
+                continue;
+            };
+            let v = self
+                .view
+                .world_vector_tilted(&d.position, frame.stamp)
+                .map_err(RobotError::Binding)?;
+            let Some(v) = v else {
+                continue;
+            };
+            let placed = [xy[0] - v.x, xy[1] - v.y];
+            match kind {
+                Landmark::Primary => primary.push(placed),
+                Landmark::Secondary => {
+                    secondary.push(placed);
+                    anchored = true;
+                }
+                Landmark::Floating => secondary.push(placed),
+            }
+        }
+        self.aim(&frame.detections, frame.stamp);
+        let used = if primary.is_empty() {
+            secondary
+        } else {
+            anchored = true;
+            primary
+        };
+        if used.is_empty() {
+            return Ok(());
+        }
+        self.sightings += 1;
+        self.last_seen_s = frame.stamp;
+        if anchored {
+            self.last_anchored_s = frame.stamp;
+        }
+        if self.recent.len() == WINDOW {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(mean(&used));
+        self.estimate = Some(mean(self.recent.make_contiguous()));
+        Ok(())
+    }
+
+    /// The pan onto the preferred landmark in view, else the nearest one, else searching.
+    fn aim(&mut self, seen: &[crate::interface::TagDetection], stamp: f64) {
+        let name = self.object.clone().unwrap_or_default();
+        let centre = seen.iter().find(|d| d.id == name).or_else(|| {
+            seen.iter()
+                .filter(|d| self.landmarks.contains_key(&d.id))
+                .min_by(|a, b| a.range_m().total_cmp(&b.range_m()))
+        });
+        let pan_then = self.view.joint_at(PAN, stamp).unwrap_or(self.pan_target);
+        match centre {
+            Some(d) => self.pan_target = wrap_rad(pan_then + d.bearing_rad()),
+            None if stamp - self.last_seen_s > LOST_AFTER_S => {
+                self.pan_target = wrap_rad(self.pan_target + SEARCH_STEP_DEG.to_radians());
+            }
+            None => {}
+        }
+    }
+
+    /// Writes the camera's pan and tilt targets.
+    pub fn command(&self, out: &mut [JointTarget]) {
+        out[self.pan] = JointTarget::Position(self.pan_target);
+        out[self.tilt] = JointTarget::Position(0.0);
+    }
+}
+
+fn mean(points: &[[f64; 2]]) -> [f64; 2] {
+    let n = points.len().max(1) as f64;
+    let (x, y) = points.iter().fold((0.0, 0.0), |(a, b), p| (a + p[0], b + p[1]));
+    [x / n, y / n]
+}
