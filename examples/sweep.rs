@@ -8,7 +8,7 @@
 //! caterpillar towards its head (+x), so the best points step forward.
 
 use anyhow::Result;
-use modbot_app::{Axis, EvalOptions, SweepPoint, load_catalog, load_robot, load_world_for, sweep};
+use modbot_app::{Axis, EvalOptions, SweepGrid, SweepPoint, load_catalog, load_robot, load_world_for, sweep};
 use modbot_sim::RunPlan;
 
 /// One row of the table: the point's coordinates and what it measured (or why it failed).
@@ -45,18 +45,15 @@ fn main() -> Result<()> {
     };
     let total = x.values.len() * y.values.len();
     println!("pp:8 caterpillar: {} × {} = {total} points", x.key, y.key);
-    let points = sweep(
-        &robot,
-        "caterpillar",
-        &[],
-        &x,
-        &y,
-        &world,
-        &options,
-        &mut |done, all| {
-            eprintln!("  point {done} of {all} done");
-        },
-    )?;
+    let grid = SweepGrid {
+        gait: "caterpillar",
+        fixed: &[],
+        x: &x,
+        y: &y,
+    };
+    let points = sweep(&robot, grid, &world, &options, &mut |done, all| {
+        eprintln!("  point {done} of {all} done");
+    })?;
 
     println!(
         "{:>8} {:>8} {:>12} {:>12} {:>10}  status",

@@ -11,7 +11,7 @@ use modbot_gaits::{Controller, Gait, JointTarget, Observation, SineGenerator};
 
 use modbot_app::load::WHEELFOOT_WORLD_YAML;
 use modbot_app::{ControllerSpec, EvalOptions, SimSession, build_controller, load_robot, load_world, modular_robot};
-use modbot_sim::{Engine, Simulator};
+use modbot_sim::Simulator;
 
 use crate::common::{ConfigArgs, emit};
 
@@ -21,10 +21,8 @@ pub struct BenchArgs {
     /// `ros` (DDS latency and rate over loopback, in a private network namespace).
     #[arg(value_parser = ["sim", "astar", "ros"])]
     pub what: String,
-    /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
-    /// `rapier` (a rapier3d multibody, the cross-check).
-    #[arg(long, default_value = "native")]
-    pub engine: Engine,
+    #[command(flatten)]
+    pub sim: crate::common::SimArgs,
     /// A* queries per map.
     #[arg(long, default_value_t = 100)]
     pub queries: usize,
@@ -88,13 +86,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         ("quadruped", "trot", &terrain),
         ("wheeled", "drive", &terrain),
     ] {
-        for step_ms in [1.0, 5.0] {
+        // The 1 and 5 ms steps of the MuJoCo peer (bench/mujoco_sim.py), or the one asked.
+        for step_ms in args.sim.step_ms.map_or(vec![1.0, 5.0], |s| vec![s]) {
             let topology = load_robot(robot, &catalog)?;
-            let options = EvalOptions {
-                engine: args.engine,
-                step_s: Some(step_ms / 1000.0),
-                ..EvalOptions::default()
-            };
+            let mut options = EvalOptions::default();
+            args.sim.apply(&mut options);
+            options.step_s = Some(step_ms / 1000.0);
             let mut s = SimSession::new(topology.clone(), world, options.settings(world), 0)?;
             let mut driver = if modular_robot(&topology).is_some() {
                 let spec = ControllerSpec::Gait {
@@ -123,7 +120,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             let _ = writeln!(
                 out,
                 "{},{robot},{gait},{step_ms},{simulated:.3},{wall:.3},{:.2},{:.0}",
-                args.engine,
+                args.sim.engine,
                 simulated / wall,
                 s.sim.steps() as f64 / wall
             );

@@ -12,6 +12,45 @@ use modbot_gaits::{GaitError, GaitLibrary};
 use modbot_planner::grid::PlanError;
 use modbot_sim::SimError;
 
+/// The simulator's flags, one group for every command that simulates (run, sweep, maze,
+/// search, bench): the engine, the physics step and the solver's iterations. Each command
+/// applies all of them ([`SimArgs::apply`]); none is accepted and ignored.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SimArgs {
+    /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
+    /// `rapier` (a rapier3d multibody, the cross-check).
+    #[arg(long, default_value = "native")]
+    pub engine: modbot_sim::Engine,
+    /// Physics step in ms, 0.01 … 20 (default: the world's).
+    #[arg(long, value_parser = step_ms)]
+    pub step_ms: Option<f64>,
+    /// Solver iterations per physics step (native: Gauss–Seidel sweeps, default 10;
+    /// rapier: substeps, default 8).
+    #[arg(long, value_parser = iterations)]
+    pub solver_iterations: Option<usize>,
+    /// Gauss-Seidel sweeps per solver iteration (native default 1, rapier 4).
+    #[arg(long, value_parser = iterations)]
+    pub pgs_iterations: Option<usize>,
+}
+
+impl SimArgs {
+    /// Puts every flag into `options`.
+    pub fn apply(&self, options: &mut modbot_app::EvalOptions) {
+        options.engine = self.engine;
+        options.step_s = self.step_ms.map(|ms| ms / 1000.0);
+        options.solver_iterations = self.solver_iterations;
+        options.pgs_iterations = self.pgs_iterations;
+    }
+}
+
+/// Solver iterations: 1 … 1000.
+pub fn iterations(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        _ => Err(format!("`{s}`: expected a whole number of iterations from 1 to 1000")),
+    }
+}
+
 /// Configuration files shared by the subcommands.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ConfigArgs {
@@ -119,17 +158,9 @@ pub fn control_rate(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Parses KEY=VALUE with a numeric value.
+/// Parses KEY=VALUE with a finite numeric value (`modbot_gaits::params::parse_assignment`).
 pub fn parse_set(s: &str) -> Result<(String, f64), String> {
-    let (k, v) = s
-        .split_once('=')
-        .ok_or_else(|| format!("`{s}`: expected KEY=VALUE, e.g. A=40"))?;
-    let k = k.trim();
-    if k.is_empty() {
-        return Err(format!("`{s}`: empty key"));
-    }
-    let v = finite(v.trim()).map_err(|e| format!("`{s}`: {e}"))?;
-    Ok((k.to_string(), v))
+    modbot_gaits::params::parse_assignment(s)
 }
 
 /// An error in what the user asked for (exit code 2), as opposed to a failure to do it.
@@ -281,6 +312,49 @@ impl Steps {
             }
         } else {
             eprintln!("{line}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        sim: SimArgs,
+    }
+
+    /// Every flag of the group reaches the evaluation options; bad values are refused
+    /// naming the flag.
+    #[test]
+    fn the_simulator_flags_all_reach_the_options() {
+        let cmd = Cmd::try_parse_from([
+            "x",
+            "--engine",
+            "rapier",
+            "--step-ms",
+            "2",
+            "--solver-iterations",
+            "12",
+            "--pgs-iterations",
+            "3",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut o = modbot_app::EvalOptions::default();
+        cmd.sim.apply(&mut o);
+        assert_eq!(o.engine, modbot_sim::Engine::Rapier);
+        assert_eq!(o.step_s, Some(0.002));
+        assert_eq!((o.solver_iterations, o.pgs_iterations), (Some(12), Some(3)));
+        for (flag, value) in [
+            ("--step-ms", "30"),
+            ("--solver-iterations", "0"),
+            ("--pgs-iterations", "x"),
+        ] {
+            let e = Cmd::try_parse_from(["x", flag, value]).unwrap_err().to_string();
+            assert!(e.contains(flag), "{flag}: {e}");
         }
     }
 }

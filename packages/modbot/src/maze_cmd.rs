@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use modbot_app::{ControllerSpec, EvalOptions, evaluate_maze_stages, load_maze, load_robot};
-use modbot_sim::{Engine, RunPlan};
+use modbot_sim::RunPlan;
 use serde_json::json;
 
 use crate::common::{ConfigArgs, MazeTimes, parse_set};
@@ -37,9 +37,8 @@ pub struct MazeArgs {
     /// Control rate, Hz.
     #[arg(long, default_value_t = 100.0, value_parser = crate::common::control_rate)]
     pub rate: f64,
-    /// Physics engine: `native` or `rapier`.
-    #[arg(long, default_value = "native")]
-    pub engine: Engine,
+    #[command(flatten)]
+    pub sim: crate::common::SimArgs,
     /// Run folder (default runs/<robot>_<gait>_maze, or the next free runs/<…>_maze-2, …;
     /// a named folder holding files is refused unless --force).
     #[arg(long, short, value_name = "DIR")]
@@ -64,15 +63,15 @@ pub fn run(args: &MazeArgs) -> Result<()> {
         name: args.gait.clone(),
         params: args.set.clone(),
     };
-    let options = EvalOptions {
+    let mut options = EvalOptions {
         library,
-        engine: args.engine,
         plan: RunPlan {
             control_rate_hz: args.rate,
             ..RunPlan::default()
         },
         ..EvalOptions::default()
     };
+    args.sim.apply(&mut options);
     let dir = match &args.out {
         Some(d) => crate::common::fresh_dir(d, true, args.force)?,
         None => crate::common::fresh_dir(

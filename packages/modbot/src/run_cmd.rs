@@ -59,20 +59,8 @@ pub struct RunArgs {
     /// Control rate, Hz.
     #[arg(long, default_value_t = modbot_sim::DEFAULT_CONTROL_RATE_HZ, value_parser = crate::common::control_rate)]
     pub rate: f64,
-    /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
-    /// `rapier` (a rapier3d multibody, the cross-check).
-    #[arg(long, default_value = "native")]
-    pub engine: Engine,
-    /// Physics step in ms, 0.01 … 20 (default: the world's).
-    #[arg(long, value_parser = crate::common::step_ms)]
-    pub step_ms: Option<f64>,
-    /// Solver iterations per physics step (native: Gauss–Seidel sweeps, default 10;
-    /// rapier: substeps, default 8).
-    #[arg(long)]
-    pub solver_iterations: Option<usize>,
-    /// Gauss-Seidel sweeps per solver iteration (native default 1, rapier 4).
-    #[arg(long)]
-    pub pgs_iterations: Option<usize>,
+    #[command(flatten)]
+    pub sim: crate::common::SimArgs,
     /// Also record the run as ROS 2 messages in `run.mcap` (tf, joint_states, odom,
     /// robot_description, the commands and the gait; Foxglove and rosbag2 open it).
     #[arg(long)]
@@ -119,19 +107,17 @@ pub fn run(args: &RunArgs) -> Result<()> {
             params: args.set.clone(),
         },
     };
-    let options = EvalOptions {
+    let mut options = EvalOptions {
         library,
-        engine: args.engine,
-        step_s: args.step_ms.map(|ms| ms / 1000.0),
-        solver_iterations: args.solver_iterations,
-        pgs_iterations: args.pgs_iterations,
         plan: RunPlan {
             warmup_cycles: args.warmup,
             cycles: args.cycles,
             control_rate_hz: args.rate,
             max_time_s: args.max_time,
         },
+        ..EvalOptions::default()
     };
+    args.sim.apply(&mut options);
     let mut tenths = crate::common::Tenths::new(args.quiet);
     let bar = if args.quiet {
         ProgressBar::hidden()

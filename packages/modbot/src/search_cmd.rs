@@ -66,9 +66,8 @@ pub struct SearchArgs {
     pub maze: Vec<String>,
     #[command(flatten)]
     pub times: MazeTimes,
-    /// Physics engine: `native` or `rapier`.
-    #[arg(long, default_value = "native")]
-    pub engine: Engine,
+    #[command(flatten)]
+    pub sim: crate::common::SimArgs,
     /// Minimal-configuration search: chains of this family (`pp` or `py`; py:3 is the PYP)
     /// from 2 modules up, until one performs every gait asked (--objective with --target,
     /// and each --require): the thesis's "first configuration able to execute various gaits".
@@ -118,10 +117,13 @@ impl SearchArgs {
             maze: self.maze.clone(),
             max_time: self.times.max_time,
             enter_within: self.times.enter_within,
-            engine: match self.engine {
+            engine: match self.sim.engine {
                 Engine::Native => "native".into(),
                 Engine::Rapier => "rapier".into(),
             },
+            step_ms: self.sim.step_ms,
+            solver_iterations: self.sim.solver_iterations,
+            pgs_iterations: self.sim.pgs_iterations,
             modules: self.config.modules.clone(),
             gaits: self.config.gaits.clone(),
         }

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use modbot_app::{Axis, EvalOptions, load_robot, load_world_for, sweep};
-use modbot_sim::{Engine, RunPlan};
+use modbot_app::{Axis, EvalOptions, SweepGrid, load_robot, load_world_for, sweep};
+use modbot_sim::RunPlan;
 
 use crate::common::{BadInput, ConfigArgs, emit, fresh_dir, parse_set};
 
@@ -15,10 +15,8 @@ pub struct SweepArgs {
     /// Robot: a preset (pp:M, py:M, pyp) or a robot file.
     #[arg(long, short, default_value = "pp:8")]
     pub robot: String,
-    /// Physics engine: `native` (modbot's reduced-coordinate engine, the default) or
-    /// `rapier` (a rapier3d multibody, the cross-check).
-    #[arg(long, default_value = "native")]
-    pub engine: Engine,
+    #[command(flatten)]
+    pub sim: crate::common::SimArgs,
     /// Gait or preset name.
     #[arg(long, short, default_value = "caterpillar")]
     pub gait: String,
@@ -71,9 +69,8 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     let robot = load_robot(&args.robot, &catalog)?;
     let world = load_world_for(args.world.as_deref(), &robot)?;
     let (x, y) = (&args.x, &args.y);
-    let options = EvalOptions {
+    let mut options = EvalOptions {
         library,
-        engine: args.engine,
         plan: RunPlan {
             warmup_cycles: args.warmup,
             cycles: args.cycles,
@@ -81,6 +78,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         },
         ..EvalOptions::default()
     };
+    args.sim.apply(&mut options);
     let quiet = args.quiet;
     // Decided before the points run, so a refused folder costs nothing.
     let dir = match &args.out {
@@ -92,7 +90,13 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         )?,
     };
     let mut steps = crate::common::Steps::new("points", x.values.len() * y.values.len(), quiet);
-    let points = sweep(&robot, &args.gait, &args.set, x, y, &world, &options, &mut |done, _| {
+    let grid = SweepGrid {
+        gait: &args.gait,
+        fixed: &args.set,
+        x,
+        y,
+    };
+    let points = sweep(&robot, grid, &world, &options, &mut |done, _| {
         let (ix, iy) = ((done - 1) % x.values.len(), (done - 1) / x.values.len());
         steps.step(&format!("{}={} {}={}", x.key, x.values[ix], y.key, y.values[iy]));
     })?;

@@ -34,5 +34,5 @@ pub use load::{load_catalog, load_gaits, load_maze, load_robot, load_world, load
 pub use maze::{MazeEvaluation, evaluate_maze, evaluate_maze_stages};
 pub use session::{Interface, Refusal, SimSession, perturbed_start};
 pub use skid_steer::{SkidSteerCalibration, WheeledPose, calibrate_skid_steer};
-pub use sweep::{Axis, SweepPoint, sweep};
+pub use sweep::{Axis, SweepGrid, SweepPoint, sweep};
 pub use table::gait_table;

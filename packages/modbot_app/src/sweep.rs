@@ -65,7 +65,20 @@ pub struct SweepPoint {
     pub result: std::result::Result<Report, String>,
 }
 
-/// Evaluates gait `gait` with `fixed` parameters at every (x, y) of the grid, y outer.
+/// What a sweep evaluates: a gait with fixed parameters over a grid of two others.
+#[derive(Debug, Clone, Copy)]
+pub struct SweepGrid<'a> {
+    /// The gait or preset.
+    pub gait: &'a str,
+    /// Parameters held at these values.
+    pub fixed: &'a [(String, f64)],
+    /// The inner axis.
+    pub x: &'a Axis,
+    /// The outer axis.
+    pub y: &'a Axis,
+}
+
+/// Evaluates `grid`'s gait with its fixed parameters at every (x, y) of the grid, y outer.
 /// `on_point` is called after each point with (points done, total).
 ///
 /// Refused before any physics runs (issue 18: these used to give an all-NaN table and
@@ -73,17 +86,14 @@ pub struct SweepPoint {
 /// built at any point (an unknown parameter, a gait the robot has not): the first point's
 /// reason is given. Points where the gait cannot be built while others can are results (the
 /// gait's limits), in their rows.
-#[allow(clippy::too_many_arguments)]
 pub fn sweep(
     robot: &Topology,
-    gait: &str,
-    fixed: &[(String, f64)],
-    x: &Axis,
-    y: &Axis,
+    grid: SweepGrid<'_>,
     world: &Scenario,
     options: &EvalOptions,
     on_point: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<SweepPoint>> {
+    let SweepGrid { gait, fixed, x, y } = grid;
     if x.key == y.key {
         return Err(AppError::BadInput(format!(
             "--x and --y both sweep `{}`: give two different parameters",

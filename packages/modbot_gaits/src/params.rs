@@ -363,3 +363,24 @@ impl Values {
         &self.values
     }
 }
+
+/// One `KEY=VALUE` parameter assignment with a finite number: the one parser of the command
+/// line's `--set`, the gait node's `gait_params` and everything else that takes one. The key
+/// is trimmed and must not be empty; refused with the text and what was expected.
+pub fn parse_assignment(text: &str) -> std::result::Result<(String, f64), String> {
+    let (k, v) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}`: expected KEY=VALUE, e.g. A=40"))?;
+    let k = k.trim();
+    if k.is_empty() {
+        return Err(format!("`{text}`: empty key"));
+    }
+    let x: f64 = v
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}`: `{}` is not a number", v.trim()))?;
+    if !x.is_finite() {
+        return Err(format!("`{text}`: {x} is not a finite number"));
+    }
+    Ok((k.to_string(), x))
+}

@@ -59,6 +59,15 @@ pub struct SearchRequest {
     pub enter_within: f64,
     /// `native` or `rapier`.
     pub engine: String,
+    /// Physics step, ms (none: the world's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_ms: Option<f64>,
+    /// Solver iterations per physics step (none: the engine's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver_iterations: Option<usize>,
+    /// Gauss–Seidel sweeps per solver iteration (none: the engine's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pgs_iterations: Option<usize>,
     /// Module catalog (none: the shipped one).
     pub modules: Option<PathBuf>,
     /// Gait file merged over the shipped one.
@@ -85,6 +94,9 @@ impl Default for SearchRequest {
             max_time: 40.0,
             enter_within: 10.0,
             engine: "native".into(),
+            step_ms: None,
+            solver_iterations: None,
+            pgs_iterations: None,
             modules: None,
             gaits: None,
         }
@@ -192,6 +204,22 @@ impl SearchRequest {
             .engine
             .parse()
             .map_err(|e: String| AppError::BadInput(format!("engine: {e}")))?;
+        let min_ms = modbot_core::scenario::MIN_PHYSICS_STEP_S * 1000.0;
+        if let Some(ms) = self.step_ms
+            && !(ms.is_finite() && (min_ms..=20.0).contains(&ms))
+        {
+            return Err(AppError::BadInput(format!("step_ms {ms}: expected {min_ms} to 20 ms")));
+        }
+        for (key, n) in [
+            ("solver_iterations", self.solver_iterations),
+            ("pgs_iterations", self.pgs_iterations),
+        ] {
+            if let Some(n) = n
+                && !(1..=1000).contains(&n)
+            {
+                return Err(AppError::BadInput(format!("{key} {n}: expected 1 to 1000")));
+            }
+        }
         let library = self.library()?;
         let catalog = load_catalog(self.modules.as_deref())?;
         let robot = load_robot(&self.robot, &catalog)?;
@@ -225,12 +253,14 @@ impl SearchRequest {
             options: EvalOptions {
                 library,
                 engine,
+                step_s: self.step_ms.map(|ms| ms / 1000.0),
+                solver_iterations: self.solver_iterations,
+                pgs_iterations: self.pgs_iterations,
                 plan: RunPlan {
                     warmup_cycles: self.warmup,
                     cycles: self.cycles,
                     ..RunPlan::default()
                 },
-                ..EvalOptions::default()
             },
         };
         problem.check()?;

@@ -52,19 +52,7 @@ pub struct GaitNodeConfig {
 fn parse_assignments(items: &[String]) -> std::result::Result<Vec<(String, f64)>, String> {
     items
         .iter()
-        .map(|s| {
-            let (k, v) = s
-                .split_once('=')
-                .ok_or_else(|| format!("gait_params entry `{s}` is not NAME=VALUE"))?;
-            let x: f64 = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("gait_params entry `{s}`: `{v}` is not a number"))?;
-            if !x.is_finite() {
-                return Err(format!("gait_params entry `{s}` is not finite"));
-            }
-            Ok((k.trim().to_string(), x))
-        })
+        .map(|s| modbot_gaits::params::parse_assignment(s).map_err(|e| format!("gait_params entry {e}")))
         .collect()
 }
 
