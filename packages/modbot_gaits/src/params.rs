@@ -384,3 +384,18 @@ pub fn parse_assignment(text: &str) -> std::result::Result<(String, f64), String
     }
     Ok((k.to_string(), x))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::parse_assignment;
+
+    #[test]
+    fn assignments_are_parsed_once_and_refused_by_name() {
+        assert_eq!(parse_assignment(" A = 40 "), Ok(("A".to_string(), 40.0)));
+        assert!(parse_assignment("A").unwrap_err().contains("expected KEY=VALUE"));
+        assert!(parse_assignment("=3").unwrap_err().contains("empty key"));
+        assert!(parse_assignment("A=x").unwrap_err().contains("`x` is not a number"));
+        assert!(parse_assignment("A=inf").unwrap_err().contains("not a finite number"));
+        assert!(parse_assignment("A=NaN").unwrap_err().contains("not a finite number"));
+    }
+}
