@@ -26,12 +26,11 @@
 
 use std::collections::BTreeMap;
 
-use modbot_behaviours::TagDetection;
 use modbot_behaviours::scan::{InitialScan, KnownObject, ScanState};
 use modbot_core::{LinkTree, ModuleCatalog, Scenario, Topology};
 use modbot_gaits::modular::wrap_rad;
 use modbot_planner::modeling::{ModuleScan, Seen, Sighting, module_reference};
-use modbot_sim::embedded::{ImuModel, SensorModels, point_covariance};
+use modbot_sim::embedded::{ImuModel, SensorModels, tag_detection};
 use modbot_sim::{Camera, CameraNoise, Detectable, Plant, heading_of};
 use nalgebra::{Isometry3, Point3, UnitQuaternion, Vector3};
 
@@ -283,18 +282,7 @@ pub fn initial_scan_on(sim: &mut dyn Plant, world: &Scenario, settings: &ScanSet
                     stop: stop[i],
                     time_s: t,
                     pan_deg: q[pan[i]].to_degrees(),
-                    detections: detections
-                        .into_iter()
-                        .map(|d| TagDetection {
-                            covariance: point_covariance(
-                                &d.position,
-                                n.range_sigma_m,
-                                n.bearing_sigma_deg.to_radians(),
-                            ),
-                            id: d.id,
-                            position: d.position,
-                        })
-                        .collect(),
+                    detections: detections.into_iter().map(|d| tag_detection(d, n)).collect(),
                 });
                 stop[i] += 1;
             }

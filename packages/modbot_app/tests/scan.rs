@@ -16,16 +16,10 @@ use modbot_planner::modeling::{ModelingError, ModuleScan, SceneModel, Seen, mode
 use modbot_sim::CameraNoise;
 use modbot_sim::embedded::ImuModel;
 
-/// The IMU the modules carry (record 0058).
-const IMU: ImuModel = ImuModel {
-    rate_hz: 100.0,
-    tilt_sigma_deg: 0.1,
-    yaw_sigma_deg: 0.2,
-    yaw_walk_deg_per_sqrt_s: 0.05,
-    gyro_sigma_deg_s: 0.1,
-    gyro_bias_sigma_deg_s: 0.2,
-    accel_sigma_m_s2: 0.05,
-};
+/// The IMU the modules carry (record 0058's model).
+fn imu() -> ImuModel {
+    ImuModel::default()
+}
 
 fn mission() -> Scenario {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../worlds/strategic_mission.yaml");
@@ -119,7 +113,7 @@ fn scan(noise: CameraNoise, imu: ImuModel, seed: u64) -> ScanOutcome {
 /// another module than Module#1.
 #[test]
 fn the_scan_and_the_model_recover_the_mission() {
-    let out = scan(NOISE, IMU, 1);
+    let out = scan(NOISE, imu(), 1);
     for i in 0..6 {
         let stops: Vec<&modbot_app::scan::Capture> = out.captures.iter().filter(|c| c.module == i).collect();
         assert_eq!(stops.len(), STOPS, "Module#{}", i + 1);
@@ -136,7 +130,7 @@ fn the_scan_and_the_model_recover_the_mission() {
         }
     }
     let m = model(&out.scans);
-    let worst = check(&out, &m, NOISE, IMU).unwrap();
+    let worst = check(&out, &m, NOISE, imu()).unwrap();
     eprintln!("worst error / tolerance: {worst:.2}");
     let m = m.unwrap();
     assert_eq!(m.modules[4].unwrap().by, Some(2), "Module#5 through Module#3");
@@ -173,8 +167,8 @@ fn without_noise_the_map_is_exact_to_the_level_foot() {
 /// noise's tolerance.
 #[test]
 fn ten_times_the_noise_misses() {
-    let out = scan(NOISE.scaled(10.0), IMU, 1);
-    let e = check(&out, &model(&out.scans), NOISE, IMU).unwrap_err();
+    let out = scan(NOISE.scaled(10.0), imu(), 1);
+    let e = check(&out, &model(&out.scans), NOISE, imu()).unwrap_err();
     eprintln!("{e}");
 }
 
@@ -183,7 +177,7 @@ fn ten_times_the_noise_misses() {
 /// within the tolerance of its longer path, so the map still holds.
 #[test]
 fn a_dropped_detection_is_found() {
-    let out = scan(NOISE, IMU, 1);
+    let out = scan(NOISE, imu(), 1);
     let seers = |s: &Seen| -> Vec<usize> {
         (0..out.scans.len())
             .filter(|&i| out.scans[i].sightings.iter().any(|g| &g.seen == s))
@@ -196,7 +190,7 @@ fn a_dropped_detection_is_found() {
         s
     };
     let dropped = drop(&out.scans, 2, &Seen::Module(4));
-    let e = check(&out, &model(&dropped), NOISE, IMU).unwrap_err();
+    let e = check(&out, &model(&dropped), NOISE, imu()).unwrap_err();
     assert!(e.contains("Module#5 unscanned"), "{e}");
     let lath = Seen::Object {
         name: "lath".into(),
@@ -204,6 +198,6 @@ fn a_dropped_detection_is_found() {
     };
     assert!(seers(&lath).len() >= 2, "{:?}", seers(&lath));
     let rerouted = model(&drop(&out.scans, 0, &lath));
-    check(&out, &rerouted, NOISE, IMU).unwrap();
+    check(&out, &rerouted, NOISE, imu()).unwrap();
     assert_ne!(rerouted.unwrap().objects["lath"].1.by, Some(0));
 }

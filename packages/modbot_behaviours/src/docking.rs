@@ -21,13 +21,14 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use modbot_core::{LinkTree, ModuleCatalog, Topology};
+use modbot_core::{LinkTree, ModuleCatalog};
 use modbot_gaits::modular::single::{Direction, GotoPhase, HeadingBands, SingleGoto, StepTable};
 use modbot_gaits::modular::{Goal, ModuleJoints, wrap_rad};
 use modbot_gaits::{Controller, Observation};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 
 use crate::interface::{ConnectorState, JointTarget, Module, Monotonic, fresh};
+use crate::mast::WheelfootModel;
 
 /// The pre-connection point stops this far short of the partner's face, m (record 0048).
 pub const STANDOFF_M: f64 = 0.01;
@@ -82,25 +83,17 @@ impl PortModel {
     /// Port `port` of the catalog's wheel-foot module.
     pub fn new(port: &str) -> Result<PortModel, String> {
         let catalog = ModuleCatalog::builtin();
-        let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
         let kind = catalog.modules.get("wheelfoot").ok_or("no `wheelfoot` module kind")?;
         let p = kind
             .ports
             .get(port)
             .ok_or_else(|| format!("the wheel-foot module has no port `{port}`"))?;
-        let tree = LinkTree::new(&topology);
-        let at = |link: &str| {
-            tree.links
-                .iter()
-                .position(|l| l.name == link)
-                .ok_or_else(|| format!("the wheel-foot module has no link `{link}`"))
-        };
-        let (foot, link) = (at("m1_foot")?, at(&format!("m1_{}", p.link))?);
-        let model_joints = topology.joint_names();
+        let model = WheelfootModel::new()?;
+        let (foot, link) = (model.link("m1_foot")?, model.link(&format!("m1_{}", p.link))?);
         Ok(PortModel {
-            joint_map: (0..model_joints.len()).collect(),
-            model_joints,
-            tree,
+            joint_map: (0..model.joints.len()).collect(),
+            model_joints: model.joints.clone(),
+            tree: model.tree,
             foot,
             link,
             frame: modbot_core::catalog::pose_deg(p.xyz, p.rpy_deg),
@@ -109,16 +102,7 @@ impl PortModel {
 
     /// Reads the module's joints by name from now on (`joint_names`, command order).
     pub fn map_joints(&mut self, joint_names: &[String]) -> Result<(), String> {
-        self.joint_map = self
-            .model_joints
-            .iter()
-            .map(|j| {
-                joint_names
-                    .iter()
-                    .position(|n| n == j)
-                    .ok_or_else(|| format!("no joint `{j}`"))
-            })
-            .collect::<Result<_, _>>()?;
+        self.joint_map = WheelfootModel::new()?.joint_map(joint_names)?;
         Ok(())
     }
 

@@ -23,6 +23,45 @@ pub const FOOT_LINK: &str = "m1_foot";
 /// The link the camera sits on.
 pub const CAMERA_LINK: &str = "m1_camera";
 
+/// The catalog's wheel-foot module as a link tree: the tree, its joint names (tree order)
+/// and a finder of its links by name.
+pub(crate) struct WheelfootModel {
+    pub tree: LinkTree,
+    pub joints: Vec<String>,
+}
+
+impl WheelfootModel {
+    pub(crate) fn new() -> Result<WheelfootModel, String> {
+        let topology = Topology::resolve("wheelfoot", &ModuleCatalog::builtin()).map_err(|e| e.to_string())?;
+        Ok(WheelfootModel {
+            tree: LinkTree::new(&topology),
+            joints: topology.joint_names(),
+        })
+    }
+
+    /// The tree's index of link `name`.
+    pub(crate) fn link(&self, name: &str) -> Result<usize, String> {
+        self.tree
+            .links
+            .iter()
+            .position(|l| l.name == name)
+            .ok_or_else(|| format!("the wheel-foot module has no link `{name}`"))
+    }
+
+    /// Where each of the model's joints is among `joint_names` (a module's, command order).
+    pub(crate) fn joint_map(&self, joint_names: &[String]) -> Result<Vec<usize>, String> {
+        self.joints
+            .iter()
+            .map(|j| {
+                joint_names
+                    .iter()
+                    .position(|n| n == j)
+                    .ok_or_else(|| format!("no joint `{j}`"))
+            })
+            .collect()
+    }
+}
+
 /// Stamped samples of a few angles, rad.
 #[derive(Debug, Clone, Default)]
 struct History(VecDeque<(f64, Vec<f64>)>);
@@ -74,28 +113,12 @@ pub struct MastView {
 impl MastView {
     /// The view of a lone wheel-foot module whose joints are `joint_names` (command order).
     pub fn new(joint_names: &[String]) -> Result<MastView, String> {
-        let topology = Topology::resolve("wheelfoot", &ModuleCatalog::builtin()).map_err(|e| e.to_string())?;
-        let tree = LinkTree::new(&topology);
-        let link = |name: &str| {
-            tree.links
-                .iter()
-                .position(|l| l.name == name)
-                .ok_or_else(|| format!("the wheel-foot module has no link `{name}`"))
-        };
-        let (tree_foot, tree_camera) = (link(FOOT_LINK)?, link(CAMERA_LINK)?);
-        let model_joints = topology.joint_names();
-        let joint_map = model_joints
-            .iter()
-            .map(|j| {
-                joint_names
-                    .iter()
-                    .position(|n| n == j)
-                    .ok_or_else(|| format!("no joint `{j}`"))
-            })
-            .collect::<Result<_, _>>()?;
+        let model = WheelfootModel::new()?;
+        let (tree_foot, tree_camera) = (model.link(FOOT_LINK)?, model.link(CAMERA_LINK)?);
+        let joint_map = model.joint_map(joint_names)?;
         Ok(MastView {
-            tree,
-            model_joints,
+            tree: model.tree,
+            model_joints: model.joints,
             joint_map,
             tree_foot,
             tree_camera,

@@ -217,12 +217,15 @@ _REQUEST_KEYS = (
     "max_time",
     "enter_within",
     "engine",
+    "step_ms",
+    "solver_iterations",
+    "pgs_iterations",
     "modules",
     "gaits",
 )
 
 
-_WHOLE = ("population", "generations", "seed", "threads", "cycles", "warmup")
+_WHOLE = ("population", "generations", "seed", "threads", "cycles", "warmup", "solver_iterations", "pgs_iterations")
 
 
 def request_json(**request: Any) -> str:
@@ -256,7 +259,7 @@ def request_json(**request: Any) -> str:
             # seed is a u64, the others usize; 2**53 keeps them exact through JSON.
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 2**53:
                 raise ValueError(f"{k} {v!r}: expected a whole number >= 0")
-        elif k in ("max_time", "enter_within"):
+        elif k in ("max_time", "enter_within", "step_ms"):
             if not number(v) or abs(v) > 1e300:
                 raise ValueError(f"{k} {v!r}: expected a finite number")
             v = float(v)

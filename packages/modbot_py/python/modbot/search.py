@@ -210,6 +210,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-time", type=float, default=40.0, help="maxTime of the maze rules, s")
     p.add_argument("--enter-within", type=float, default=10.0, help="a robot not in the maze by then is stopped, s")
     p.add_argument("--engine", default="native", help="physics engine: native or rapier")
+    p.add_argument("--step-ms", type=float, help="physics step, ms, 0.01 to 20 (default: the world's)")
+    p.add_argument("--solver-iterations", type=int, help="solver iterations per physics step (default: the engine's)")
+    p.add_argument("--pgs-iterations", type=int, help="Gauss-Seidel sweeps per solver iteration (default: the engine's)")
     p.add_argument("--resume", action="store_true", help="continue the search whose checkpoint is in the output folder")
     p.add_argument("-o", "--out", metavar="DIR", help="output folder (default runs/search_<robot>_<gait>)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -240,6 +243,9 @@ def _options(a: argparse.Namespace) -> dict:
         "max_time": a.max_time,
         "enter_within": a.enter_within,
         "engine": a.engine,
+        "step_ms": a.step_ms,
+        "solver_iterations": a.solver_iterations,
+        "pgs_iterations": a.pgs_iterations,
         "modules": a.modules,
         "gaits": a.gaits,
     }

@@ -35,7 +35,7 @@ use nalgebra::Vector3;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-pub use models::{CameraTiming, DockingModel, ImuModel, LatchModel, SensorModels, point_covariance};
+pub use models::{CameraTiming, DockingModel, ImuModel, LatchModel, SensorModels, point_covariance, tag_detection};
 pub use module::{EmbeddedModule, JointDrives, SensorFault};
 
 use crate::camera::{Camera, CameraSpec, Detectable};

@@ -250,6 +250,16 @@ pub(crate) fn disturbed(pose: &Isometry3<f64>, rng: &mut impl Rng, sigma_m: f64,
     )
 }
 
+/// A camera's detection as the interface reports it: its position with the covariance of
+/// the camera's noise.
+pub fn tag_detection(d: crate::Detection, noise: crate::CameraNoise) -> modbot_interface::TagDetection {
+    modbot_interface::TagDetection {
+        covariance: point_covariance(&d.position, noise.range_sigma_m, noise.bearing_sigma_deg.to_radians()),
+        id: d.id,
+        position: d.position,
+    }
+}
+
 /// The covariance of a point measured as range r (σ_r) and two angles (σ_b each, rad): the
 /// spherical errors carried to x, y, z by the Jacobian of the conversion.
 pub fn point_covariance(p: &Vector3<f64>, sigma_range_m: f64, sigma_bearing_rad: f64) -> Matrix3<f64> {

@@ -2,10 +2,10 @@
 //! sensors and the wheel force sensor at their rates, and the connectors' latches at every
 //! physics step.
 
-use modbot_interface::{ConnectorState, ConnectorStatus, DockingReading, ImuReading, TagDetection, TagFrame, Wrench};
+use modbot_interface::{ConnectorState, ConnectorStatus, DockingReading, ImuReading, TagFrame, Wrench};
 use nalgebra::{Isometry3, UnitQuaternion, Vector3};
 
-use super::models::{disturbed, normal, point_covariance};
+use super::models::{disturbed, normal, tag_detection};
 use super::{EmbeddedModules, SensorFault};
 use crate::dock::{DockTolerance, Port};
 use crate::error::Result;
@@ -131,18 +131,7 @@ impl EmbeddedModules {
         let seen = camera.capture(&self.sim, tags)?;
         let mut frame = TagFrame {
             stamp: now,
-            detections: seen
-                .into_iter()
-                .map(|s| TagDetection {
-                    covariance: point_covariance(
-                        &s.position,
-                        noise.range_sigma_m,
-                        noise.bearing_sigma_deg.to_radians(),
-                    ),
-                    id: s.id,
-                    position: s.position,
-                })
-                .collect(),
+            detections: seen.into_iter().map(|s| tag_detection(s, noise)).collect(),
         };
         match self.modules[i].fault("camera") {
             Some(SensorFault::Silent) => return Ok(()),
