@@ -152,22 +152,28 @@ pub fn fleet_simulator(world: &Scenario) -> Result<Simulator, String> {
             world.name
         ));
     }
+    lone_modules(world)
+}
+
+/// A simulator holding one lone wheel-foot module at each of `world`'s `robot_starts`, or at
+/// its `robot_start` when it has none.
+fn lone_modules(world: &Scenario) -> Result<Simulator, String> {
     let catalog = ModuleCatalog::builtin();
     let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
     let robot = SimRobot::from_topology(&topology).map_err(|e| e.to_string())?;
-    let robots: Vec<(SimRobot, StartPose)> = world
-        .robot_starts
-        .iter()
-        .map(|s| {
-            (
-                robot.clone(),
-                StartPose {
-                    xyz: s.xyz,
-                    yaw: s.yaw_deg.to_radians(),
-                },
-            )
-        })
-        .collect();
+    let starts: Vec<StartPose> = if world.robot_starts.is_empty() {
+        vec![StartPose::of_scenario(world)]
+    } else {
+        world
+            .robot_starts
+            .iter()
+            .map(|s| StartPose {
+                xyz: s.xyz,
+                yaw: s.yaw_deg.to_radians(),
+            })
+            .collect()
+    };
+    let robots: Vec<(SimRobot, StartPose)> = starts.into_iter().map(|s| (robot.clone(), s)).collect();
     Simulator::with_robots(&robots, world, SimSettings::for_scenario(world)).map_err(|e| e.to_string())
 }
 
@@ -230,24 +236,10 @@ pub fn wheelfoot_modules(
     seed: u64,
 ) -> Result<EmbeddedModules, String> {
     let catalog = ModuleCatalog::builtin();
-    let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
-    let robot = SimRobot::from_topology(&topology).map_err(|e| e.to_string())?;
-    let starts: Vec<StartPose> = if world.robot_starts.is_empty() {
-        vec![StartPose::of_scenario(world)]
-    } else {
-        world
-            .robot_starts
-            .iter()
-            .map(|s| StartPose {
-                xyz: s.xyz,
-                yaw: s.yaw_deg.to_radians(),
-            })
-            .collect()
-    };
-    let robots: Vec<(SimRobot, StartPose)> = starts.iter().map(|s| (robot.clone(), *s)).collect();
-    let sim = Simulator::with_robots(&robots, world, SimSettings::for_scenario(world)).map_err(|e| e.to_string())?;
-    let setups = (0..robots.len())
-        .map(|r| wheelfoot_setup(&catalog, r, robots.len(), world, noise))
+    let sim = lone_modules(world)?;
+    let n = sim.robot_count();
+    let setups = (0..n)
+        .map(|r| wheelfoot_setup(&catalog, r, n, world, noise))
         .collect::<Result<Vec<_>, _>>()?;
     EmbeddedModules::new(sim, world.gravity, setups, models, seed).map_err(|e| e.to_string())
 }

@@ -682,16 +682,17 @@ pub fn searched_configurations(world: &Scenario) -> Result<Vec<String>, String> 
 }
 
 /// The heading the plan ends with: its last row's reference's published yaw plus the row's
-/// yaw offset, rad (0 without a plan).
+/// yaw offset, rad (NaN without a plan or when the reference is not a tagged object of the
+/// world: no heading to compare with, and the summary says so).
 fn final_heading(world: &Scenario, plan: &[SubGoal]) -> f64 {
     let Some(last) = plan.last() else {
-        return 0.0;
+        return f64::NAN;
     };
     let objects = tagged_objects(world);
     let reference = objects.iter().find(|o| {
         o.name == last.reference || (last.reference == "target" && o.tag == modbot_core::scenario::Tag::Target)
     });
-    reference.map_or(0.0, |o| o.yaw) + last.yaw_deg.to_radians()
+    reference.map_or(f64::NAN, |o| o.yaw) + last.yaw_deg.to_radians()
 }
 
 /// The references of the plan's rows: each obstacle's and the target's modelled position,

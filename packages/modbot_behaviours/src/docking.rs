@@ -48,6 +48,10 @@ pub const LOST_S: f64 = 2.0;
 pub const GIVE_UP_S: f64 = 5.0;
 /// The walk may take this long, s (the assembly's stage timeout).
 pub const TIMEOUT_S: f64 = 180.0;
+/// The foot may take this long to come to rest before the latch, s.
+pub const SETTLE_TIMEOUT_S: f64 = 5.0;
+/// A connector that neither latches nor fails in this long has failed, s.
+pub const LATCH_TIMEOUT_S: f64 = 5.0;
 
 /// The pre-connection pose (x, y, yaw) of a module whose port is at `own_in_foot` in its
 /// foot frame, for the partner's face at `partner` (same frame as the result), `STANDOFF_M`
@@ -123,6 +127,27 @@ impl PortModel {
     }
 }
 
+/// Every name of the face `module/port` is known by: the catalog names some faces twice
+/// (the wheel-foot's foot port, BF and BS, one face for two configurations), and a binding
+/// reports a face by one of them.
+pub fn face_names(face: &str) -> Result<Vec<String>, String> {
+    let (module, port) = face
+        .split_once('/')
+        .ok_or_else(|| format!("`{face}`: expected MODULE/PORT"))?;
+    let catalog = ModuleCatalog::builtin();
+    let kind = catalog.modules.get("wheelfoot").ok_or("no `wheelfoot` module kind")?;
+    let p = kind
+        .ports
+        .get(port)
+        .ok_or_else(|| format!("`{face}`: the wheel-foot module has no port `{port}`"))?;
+    Ok(kind
+        .ports
+        .iter()
+        .filter(|(_, q)| q.link == p.link && q.xyz == p.xyz && q.rpy_deg == p.rpy_deg)
+        .map(|(name, _)| format!("{module}/{name}"))
+        .collect())
+}
+
 /// A port's pose in a lone wheel-foot module's foot frame with every joint at 0.
 pub fn port_in_foot(port: &str) -> Result<Isometry3<f64>, String> {
     PortModel::new(port)?.in_foot(None)
@@ -183,6 +208,10 @@ pub struct DockingOrder {
 /// One module docking.
 pub struct Docking {
     order: DockingOrder,
+    /// The partner face's names (an alias is the same face).
+    partner_names: Vec<String>,
+    /// When the current state began, s.
+    state_since: f64,
     port: PortModel,
     /// The port in the foot at rest, where it is at the pre-connection point.
     own_in_foot: Isometry3<f64>,
@@ -203,6 +232,8 @@ impl Docking {
     pub fn new(order: DockingOrder) -> Result<Docking, String> {
         let port = PortModel::new(&order.port)?;
         Ok(Docking {
+            partner_names: face_names(&order.partner)?,
+            state_since: 0.0,
             own_in_foot: port.in_foot(None)?,
             port,
             order,
@@ -223,13 +254,22 @@ impl Docking {
         &self.state
     }
 
-    /// One tick on `io`. Once `Docked` or `Failed` it stays, commanding nothing.
+    /// One tick on `io`. Once `Docked` or `Failed` it stays, commanding nothing; a docking
+    /// that fails while its connector is closing or closed opens it.
     pub fn tick(&mut self, io: &mut dyn Module) -> &DockingState {
         if matches!(self.state, DockingState::Docked { .. } | DockingState::Failed(_)) {
             return &self.state;
         }
+        let before = std::mem::discriminant(&self.state);
         if let Err(reason) = self.advance(io) {
+            let reason = match io.release(&self.order.port) {
+                Ok(()) => reason,
+                Err(e) => format!("{reason}; opening the connector: {e}"),
+            };
             self.state = DockingState::Failed(reason);
+        }
+        if std::mem::discriminant(&self.state) != before {
+            self.state_since = self.last_s;
         }
         &self.state
     }
@@ -258,10 +298,16 @@ impl Docking {
         let at_rest = [joints.bj1, joints.bj2]
             .iter()
             .all(|&k| js.position[k].abs() < SETTLED_DEG.to_radians());
-        let mut out = rest(&joints, js.position.len());
+        let mut out = crate::hold(io.control_modes(), None);
+        if now - start > TIMEOUT_S {
+            return Err(format!("did not dock in {TIMEOUT_S} s ({})", self.state));
+        }
         match self.state {
             DockingState::Latching => return self.latch(io, now, &out),
             DockingState::Settling => {
+                if now - self.state_since > SETTLE_TIMEOUT_S {
+                    return Err(format!("the foot did not come to rest in {SETTLE_TIMEOUT_S} s"));
+                }
                 if at_rest {
                     io.engage(&self.order.port).map_err(|e| e.to_string())?;
                     self.latch_since = Some(now);
@@ -278,10 +324,9 @@ impl Docking {
             ));
         }
         let sensor = format!("dock/{}", self.order.port);
-        let face = io
-            .docking(&self.order.port)
-            .map_err(|e| e.to_string())?
-            .filter(|r| r.partner == self.order.partner && r.stamp > self.last_face_s.unwrap_or(f64::NEG_INFINITY));
+        let face = io.docking(&self.order.port).map_err(|e| e.to_string())?.filter(|r| {
+            self.partner_names.contains(&r.partner) && r.stamp > self.last_face_s.unwrap_or(f64::NEG_INFINITY)
+        });
         // The face in world axes at the foot: the compass turns the level foot frame.
         let level = Isometry3::from_parts(
             Translation3::identity(),
@@ -334,7 +379,7 @@ impl Docking {
         goto.step(dt, &obs, &mut out);
         let caught = gap.is_some_and(|(g, a)| at_rest && g <= CATCH_M && a <= CATCH_DEG);
         if caught || goto.phase() == GotoPhase::Done {
-            out = rest(&joints, js.position.len());
+            out = crate::hold(io.control_modes(), None);
             self.state = DockingState::Settling;
         } else {
             self.state = DockingState::Approaching {
@@ -351,7 +396,7 @@ impl Docking {
         match status.state {
             ConnectorState::Latched => {
                 let partner = status.partner.unwrap_or_default();
-                if partner != self.order.partner {
+                if !self.partner_names.contains(&partner) {
                     return Err(format!("latched to {partner}, not to {}", self.order.partner));
                 }
                 self.state = DockingState::Docked { partner };
@@ -367,17 +412,17 @@ impl Docking {
                 }
                 io.engage(&self.order.port).map_err(|e| e.to_string())?;
             }
-            ConnectorState::Engaging | ConnectorState::Open => {}
+            ConnectorState::Engaging | ConnectorState::Open => {
+                if now - self.latch_since.unwrap_or(now) > LATCH_TIMEOUT_S {
+                    return Err(format!(
+                        "the connector of {} neither latched nor failed in {LATCH_TIMEOUT_S} s ({:?})",
+                        self.order.port, status.state
+                    ));
+                }
+            }
         }
         Ok(())
     }
-}
-
-/// A lone module's rest pose: wheel still, foot and camera at 0.
-fn rest(m: &ModuleJoints, n: usize) -> Vec<JointTarget> {
-    let mut out = vec![JointTarget::Position(0.0); n];
-    out[m.fj] = JointTarget::Velocity(0.0);
-    out
 }
 
 #[cfg(test)]
@@ -386,6 +431,15 @@ mod tests {
 
     /// The pre-connection pose puts the module's port 1 cm in front of the partner's face,
     /// facing it: a face at (1, 0) looking along +x met by a port on the module's own +x.
+    #[test]
+    fn the_foot_port_has_two_names() {
+        let mut names = face_names("m1/BS").unwrap_or_default();
+        names.sort();
+        assert_eq!(names, ["m1/BF", "m1/BS"]);
+        assert_eq!(face_names("m2/F").unwrap_or_default(), ["m2/F"]);
+        assert!(face_names("m2").is_err() && face_names("m2/Q").is_err());
+    }
+
     #[test]
     fn the_pre_connection_pose_faces_the_partner_one_standoff_out() {
         let partner = Isometry3::from_parts(Translation3::new(1.0, 0.0, 0.0), UnitQuaternion::identity());

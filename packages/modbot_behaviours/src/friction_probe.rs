@@ -33,7 +33,7 @@ pub const GAIN: f64 = 0.94;
 /// Time allowed for the five steps, s (they take about 3 s).
 pub const TIMEOUT_S: f64 = 30.0;
 /// The force sensor and the IMU may be this old, s, before the probe stops.
-pub const SENSOR_TIMEOUT_S: f64 = 0.1;
+pub use crate::SENSOR_TIMEOUT_S;
 /// The force sensor's name, in errors.
 pub const SENSOR: &str = "wheel_ft";
 
@@ -136,6 +136,12 @@ impl FrictionProbe {
 
     fn advance(&mut self, io: &mut dyn Module) -> Result<(), String> {
         let now = self.clock.check(io.now()).map_err(|e| e.to_string())?;
+        if !(self.period_s.is_finite() && self.period_s > 0.0 && self.period_s <= 1.0) {
+            return Err(format!(
+                "period_s = {}: expected a tick period in (0, 1] s",
+                self.period_s
+            ));
+        }
         let dt = match self.start_s {
             Some(_) => now - self.last_s,
             None => self.period_s,

@@ -7,6 +7,23 @@ pub mod mast;
 pub mod scan;
 
 pub use friction_probe::{FrictionProbe, ProbeState};
+
+/// The IMU's and the joints' readings may be this old before a behaviour stops, s (ten of
+/// their 10 ms periods).
+pub const SENSOR_TIMEOUT_S: f64 = 0.1;
+
+/// A command that holds still: every position-mode joint at `positions` (or 0, the rest
+/// pose, when `None`), every velocity-mode joint stopped.
+pub fn hold(modes: &[ControlMode], positions: Option<&[f64]>) -> Vec<JointTarget> {
+    modes
+        .iter()
+        .enumerate()
+        .map(|(k, mode)| match mode {
+            ControlMode::Position => JointTarget::Position(positions.map_or(0.0, |q| q[k])),
+            ControlMode::Velocity => JointTarget::Velocity(0.0),
+        })
+        .collect()
+}
 pub use modbot_interface as interface;
 pub use modbot_interface::{
     Clock, ConnectorState, ConnectorStatus, Connectors, ControlMode, DockingReading, ForceTorque, Imu, ImuReading,

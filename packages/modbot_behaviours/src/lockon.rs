@@ -19,7 +19,8 @@ use std::collections::{BTreeMap, VecDeque};
 use modbot_gaits::modular::wrap_rad;
 use nalgebra::{Isometry3, Translation3};
 
-use crate::interface::{JointTarget, Module, Result as RobotResult, RobotError};
+use crate::SENSOR_TIMEOUT_S;
+use crate::interface::{JointTarget, Module, Result as RobotResult, RobotError, fresh};
 use crate::mast::MastView;
 
 /// The pan's search step when nothing is seen, deg (the source's 10°).
@@ -135,15 +136,18 @@ impl LockOn {
     /// The base pose a controller sees: the estimate with the IMU's newest attitude.
     pub fn base(&self) -> Option<Isometry3<f64>> {
         let e = self.estimate?;
-        let attitude = self.view.attitude_at(f64::INFINITY)?;
+        let attitude = self.view.attitude_now()?;
         Some(Isometry3::from_parts(Translation3::new(e[0], e[1], 0.0), attitude))
     }
 
     /// Reads the module's joints, IMU and newest frame; a new frame updates the estimate and
     /// the pan.
     pub fn update(&mut self, io: &dyn Module) -> RobotResult<()> {
+        let now = io.now();
         let js = io.joint_states()?;
         let imu = io.imu()?;
+        fresh("joint_states", Some(js.stamp), now, SENSOR_TIMEOUT_S)?;
+        fresh("imu", Some(imu.stamp), now, SENSOR_TIMEOUT_S)?;
         self.view.observe(&js, &imu);
         let Some(frame) = io.tags()? else {
             return Ok(());

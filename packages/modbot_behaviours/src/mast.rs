@@ -16,6 +16,9 @@ use crate::interface::{ImuReading, JointStates};
 
 /// Readings older than this are forgotten, s.
 pub const HISTORY_S: f64 = 1.0;
+/// A stamp this far outside the readings' span takes the nearest one, s; farther out there
+/// is no answer (a frame older than the history, or newer than any reading).
+pub const EDGE_S: f64 = 0.05;
 /// The lens in the `camera` link's frame: the centre of the camera box's front face.
 pub const LENS_M: [f64; 3] = [0.0075, 0.0, 0.0075];
 /// The lone module's foot link (module `m1` of the `wheelfoot` robot).
@@ -77,16 +80,28 @@ impl History {
     }
 
     /// The angles at `t`: interpolated between the samples on either side, angle by angle
-    /// along the shorter way; the nearest end outside the samples' span.
+    /// along the shorter way; the nearest end within [`EDGE_S`] outside the samples' span
+    /// (a frame captured between two control ticks), `None` farther out.
     fn at(&self, t: f64) -> Option<Vec<f64>> {
+        let (a, b, w) = self.bracket(t)?;
+        Some(a.iter().zip(b).map(|(x, y)| x + w * wrap_rad(y - x)).collect())
+    }
+
+    /// The samples on either side of `t` and the weight of the later one.
+    fn bracket(&self, t: f64) -> Option<(&Vec<f64>, &Vec<f64>, f64)> {
         let h = &self.0;
-        let (a, b) = match h.iter().position(|(s, _)| *s >= t) {
-            Some(0) => return h.front().map(|(_, v)| v.clone()),
-            Some(k) => (&h[k - 1], &h[k]),
-            None => return h.back().map(|(_, v)| v.clone()),
-        };
-        let w = if b.0 > a.0 { (t - a.0) / (b.0 - a.0) } else { 1.0 };
-        Some(a.1.iter().zip(&b.1).map(|(x, y)| x + w * wrap_rad(y - x)).collect())
+        let (first, last) = (h.front()?, h.back()?);
+        if t < first.0 - EDGE_S || t > last.0 + EDGE_S {
+            return None;
+        }
+        match h.iter().position(|(s, _)| *s >= t) {
+            Some(0) => Some((&first.1, &first.1, 0.0)),
+            Some(k) => {
+                let (a, b) = (&h[k - 1], &h[k]);
+                Some((&a.1, &b.1, if b.0 > a.0 { (t - a.0) / (b.0 - a.0) } else { 1.0 }))
+            }
+            None => Some((&last.1, &last.1, 0.0)),
+        }
     }
 
     fn latest(&self) -> Option<&(f64, Vec<f64>)> {
@@ -144,23 +159,18 @@ impl MastView {
     /// The IMU's orientation at `t`: the quaternions on either side blended and normalised
     /// (they are 10 ms apart, where this is the slerp to within 1e-6 rad).
     pub fn attitude_at(&self, t: f64) -> Option<UnitQuaternion<f64>> {
-        let h = &self.attitude.0;
+        let (a, b, w) = self.attitude.bracket(t)?;
         let pick = |v: &Vec<f64>| nalgebra::Quaternion::new(v[0], v[1], v[2], v[3]);
-        let (a, b, w) = match h.iter().position(|(s, _)| *s >= t) {
-            Some(0) => return h.front().map(|(_, v)| UnitQuaternion::from_quaternion(pick(v))),
-            Some(k) => {
-                let (a, b) = (&h[k - 1], &h[k]);
-                (
-                    pick(&a.1),
-                    pick(&b.1),
-                    if b.0 > a.0 { (t - a.0) / (b.0 - a.0) } else { 1.0 },
-                )
-            }
-            None => return h.back().map(|(_, v)| UnitQuaternion::from_quaternion(pick(v))),
-        };
+        let (a, b) = (pick(a), pick(b));
         // The short way: q and −q are one rotation.
         let b = if a.dot(&b) < 0.0 { -b } else { b };
         Some(UnitQuaternion::from_quaternion(a * (1.0 - w) + b * w))
+    }
+
+    /// The IMU's newest orientation.
+    pub fn attitude_now(&self) -> Option<UnitQuaternion<f64>> {
+        let (t, _) = self.attitude.latest()?;
+        self.attitude_at(*t)
     }
 
     /// A point `p` of the camera frame, seen in a frame captured at `stamp`, as a vector from
@@ -243,8 +253,11 @@ mod tests {
         // From 3.0 to −3.0 is 0.283 rad forward across π, not 6 back.
         let expect = 3.0 + 0.5 * (2.0 * std::f64::consts::PI - 6.0);
         assert!((mid[1] - expect).abs() < 1e-12, "{}", mid[1]);
-        assert_eq!(h.at(-1.0), Some(vec![0.0, 3.0]));
-        assert_eq!(h.at(1.0), Some(vec![1.0, -3.0]));
+        assert_eq!(h.at(-0.01), Some(vec![0.0, 3.0]));
+        assert_eq!(h.at(0.12), Some(vec![1.0, -3.0]));
+        // Farther out than EDGE_S: no answer.
+        assert_eq!(h.at(-1.0), None);
+        assert_eq!(h.at(1.0), None);
         // Forgotten after a second: the sample at 0 goes, the one at 0.1 stays.
         h.remember(1.05, vec![2.0, 0.0]);
         assert_eq!(h.0.len(), 2);

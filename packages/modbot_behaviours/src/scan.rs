@@ -26,7 +26,7 @@ use modbot_core::scenario::Tag;
 use modbot_gaits::modular::wrap_rad;
 use modbot_planner::modeling::{ModuleScan, Seen, Sighting, module_reference};
 
-use crate::interface::{ControlMode, JointTarget, Modules, Monotonic, TagDetection, fresh};
+use crate::interface::{JointTarget, Modules, Monotonic, TagDetection, fresh};
 use crate::mast::MastView;
 pub use crate::mast::{CAMERA_LINK, FOOT_LINK, LENS_M};
 
@@ -219,7 +219,7 @@ impl InitialScan {
             stops: self.panners.iter().map(|p| p.stop).collect(),
         };
         if self.panners.iter().all(|p| p.stop >= STOPS) {
-            self.finish();
+            self.finish()?;
             self.state = ScanState::Done;
         }
         self.command(io)
@@ -250,7 +250,8 @@ impl InitialScan {
             let m = io.module_ref(i).map_err(|e| e.to_string())?;
             let js = m.joint_states().map_err(|e| format!("Module#{}: {e}", i + 1))?;
             let imu = m.imu().map_err(|e| format!("Module#{}: {e}", i + 1))?;
-            fresh("imu", Some(imu.stamp), now, 0.1).map_err(|e| format!("Module#{}: {e}", i + 1))?;
+            fresh("imu", Some(imu.stamp), now, crate::SENSOR_TIMEOUT_S)
+                .map_err(|e| format!("Module#{}: {e}", i + 1))?;
             p.view.observe(&js, &imu);
         }
         Ok(())
@@ -343,14 +344,7 @@ impl InitialScan {
     fn command(&self, io: &mut dyn Modules) -> Result<(), String> {
         for (i, p) in self.panners.iter().enumerate() {
             let m = io.module(i).map_err(|e| e.to_string())?;
-            let mut out: Vec<JointTarget> = m
-                .control_modes()
-                .iter()
-                .map(|mode| match mode {
-                    ControlMode::Position => JointTarget::Position(0.0),
-                    ControlMode::Velocity => JointTarget::Velocity(0.0),
-                })
-                .collect();
+            let mut out = crate::hold(m.control_modes(), None);
             let scanning = self.state != ScanState::Settling && p.stop < STOPS;
             out[p.pan] = JointTarget::Position(if scanning { stop_angle(p.stop) } else { 0.0 });
             m.command(&out).map_err(|e| format!("Module#{}: {e}", i + 1))?;
@@ -359,12 +353,14 @@ impl InitialScan {
     }
 
     /// The scans: each module's compass and the mean of each thing it saw.
-    fn finish(&mut self) {
-        self.scans = self
-            .panners
-            .iter()
-            .map(|p| ModuleScan {
-                heading: p.view.compass_now().unwrap_or(0.0),
+    fn finish(&mut self) -> Result<(), String> {
+        let mut scans = Vec::with_capacity(self.panners.len());
+        for (i, p) in self.panners.iter().enumerate() {
+            scans.push(ModuleScan {
+                heading: p
+                    .view
+                    .compass_now()
+                    .ok_or_else(|| format!("Module#{}: no compass reading", i + 1))?,
                 sightings: p
                     .sums
                     .iter()
@@ -374,7 +370,9 @@ impl InitialScan {
                         heading: s.heading,
                     })
                     .collect(),
-            })
-            .collect();
+            });
+        }
+        self.scans = scans;
+        Ok(())
     }
 }

@@ -110,10 +110,10 @@ pub enum RobotError {
         /// The earlier time seen now, s.
         to_s: f64,
     },
-    /// A joint, port or module this binding does not have.
+    /// A joint, port, sensor or module this binding does not have.
     #[error("no {kind} `{name}` here (there are: {known})")]
     Unknown {
-        /// `joint`, `port`, `module`.
+        /// `joint`, `port`, `sensor`, `module`.
         kind: &'static str,
         /// The name asked for.
         name: String,
@@ -220,6 +220,15 @@ impl ImuReading {
         let q = self.orientation.quaternion();
         for (field, x) in [("w", q.w), ("x", q.i), ("y", q.j), ("z", q.k)] {
             finite(sensor, || format!("orientation.{field}"), x)?;
+        }
+        let norm = q.norm();
+        if (norm - 1.0).abs() > 1e-6 {
+            return Err(RobotError::BadReading {
+                sensor: sensor.into(),
+                field: "orientation (norm)".into(),
+                value: norm,
+                expected: "a unit quaternion",
+            });
         }
         finite_vec(sensor, "angular_velocity", &self.angular_velocity)?;
         finite_vec(sensor, "linear_acceleration", &self.linear_acceleration)
@@ -538,6 +547,21 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("detections[0].position.z")
+        );
+        let skewed = ImuReading {
+            orientation: UnitQuaternion::new_unchecked(nalgebra::Quaternion::new(2.0, 0.0, 0.0, 0.0)),
+            ..imu
+        };
+        let skewed = ImuReading {
+            angular_velocity: Vector3::zeros(),
+            ..skewed
+        };
+        assert!(
+            skewed
+                .check("imu")
+                .unwrap_err()
+                .to_string()
+                .contains("orientation (norm)")
         );
         let w = Wrench {
             stamp: f64::NAN,

@@ -272,6 +272,21 @@ impl EmbeddedModules {
     /// `wheel_ft`, `dock/<port>`), or clears it with `None`.
     pub fn inject(&mut self, module: usize, sensor: &str, fault: Option<SensorFault>) -> RobotResult<()> {
         let m = self.module_mut(module)?;
+        let mut known: Vec<String> = ["joint_states", "imu"].iter().map(|s| s.to_string()).collect();
+        if m.has_camera {
+            known.push("camera".into());
+        }
+        if m.has_force {
+            known.push("wheel_ft".into());
+        }
+        known.extend(m.port_names.iter().map(|p| format!("dock/{p}")));
+        if !known.iter().any(|k| k == sensor) {
+            return Err(RobotError::Unknown {
+                kind: "sensor",
+                name: format!("{}/{sensor}", m.name),
+                known: known.join(", "),
+            });
+        }
         match fault {
             Some(f) => m.faults.insert(sensor.to_string(), f),
             None => m.faults.remove(sensor),
@@ -291,6 +306,9 @@ impl EmbeddedModules {
     /// Runs the world until `t` (s): the modules' orders carried out first, then physics step
     /// by step, each device sampled at its own rate; the joint states are read at the end.
     pub fn advance_to(&mut self, t: f64) -> Result<()> {
+        if !t.is_finite() {
+            return Err(setting("advance_to.t".into(), t, "a finite time, s"));
+        }
         self.apply_orders()?;
         while self.sim.time() < t - 1e-9 {
             self.sim.step()?;
@@ -318,11 +336,15 @@ impl EmbeddedModules {
                 }
             }
             if let Some(p) = m.pending.take() {
+                // A joint switched after the command keeps its switch's hold.
                 for (k, t) in p.iter().enumerate() {
-                    targets[m.joints.start + k] = t.value();
+                    if !m.switched_since_command.contains(&k) {
+                        targets[m.joints.start + k] = t.value();
+                    }
                 }
                 changed = true;
             }
+            m.switched_since_command.clear();
         }
         if changed {
             self.sim.set_targets(&targets)?;

@@ -205,10 +205,22 @@ impl SensorModels {
     pub fn validate(&self) -> Result<()> {
         self.imu.validate()?;
         positive("camera.rate_hz", self.camera.rate_hz)?;
-        at_least_zero("camera.latency_s", self.camera.latency_s)?;
         let d = &self.docking;
         positive("docking.rate_hz", d.rate_hz)?;
-        at_least_zero("docking.latency_s", d.latency_s)?;
+        // Bounded so that the frames in flight (rate × latency) and the force window's
+        // samples stay few.
+        for (k, v, max) in [
+            ("camera.latency_s", self.camera.latency_s, 1.0),
+            ("docking.latency_s", d.latency_s, 1.0),
+            ("force_window_s", self.force_window_s, 1.0),
+            ("camera.rate_hz", self.camera.rate_hz, 1000.0),
+            ("docking.rate_hz", d.rate_hz, 1000.0),
+            ("imu.rate_hz", self.imu.rate_hz, 1000.0),
+        ] {
+            if !(v.is_finite() && v >= 0.0 && v <= max) {
+                return Err(bad(k, v, &format!("a number from 0 to {max}")));
+            }
+        }
         positive("docking.range_m", d.range_m)?;
         for (k, v) in [
             ("docking.half_fov_deg", d.half_fov_deg),
@@ -223,7 +235,11 @@ impl SensorModels {
         positive("latch.capture_m", self.latch.capture_m)?;
         positive("latch.capture_deg", self.latch.capture_deg)?;
         positive("latch.engage_s", self.latch.engage_s)?;
-        positive("force_window_s", self.force_window_s)
+        positive("force_window_s", self.force_window_s)?;
+        if self.latch.engage_s > 10.0 {
+            return Err(bad("latch.engage_s", self.latch.engage_s, "at most 10 s"));
+        }
+        Ok(())
     }
 }
 
@@ -311,6 +327,12 @@ mod tests {
         let mut m = SensorModels::standard();
         m.camera.rate_hz = 0.0;
         assert!(m.validate().unwrap_err().to_string().contains("camera.rate_hz"));
+        let mut m = SensorModels::standard();
+        m.camera.latency_s = 1e9;
+        assert!(m.validate().unwrap_err().to_string().contains("camera.latency_s"));
+        let mut m = SensorModels::standard();
+        m.force_window_s = 50.0;
+        assert!(m.validate().unwrap_err().to_string().contains("force_window_s"));
     }
 
     /// The covariance of a point straight ahead is σ_r² along x and (r σ_b)² across; of a
@@ -324,5 +346,26 @@ mod tests {
         assert!(c[(0, 1)].abs() < 1e-15);
         let c = point_covariance(&Vector3::new(0.0, 1.0, 0.0), 0.01, 0.005);
         assert!((c[(1, 1)] - 1e-4).abs() < 1e-12 && (c[(0, 0)] - 0.005f64.powi(2)).abs() < 1e-12);
+    }
+
+    /// Anywhere (here 35° up, 120° round): the covariance is J S Jᵀ with J the conversion's
+    /// Jacobian taken by central differences, not by the formula under test.
+    #[test]
+    fn point_covariance_matches_a_numerical_jacobian() {
+        let (r, az, el) = (1.3f64, 120f64.to_radians(), 35f64.to_radians());
+        let at =
+            |r: f64, az: f64, el: f64| Vector3::new(r * el.cos() * az.cos(), r * el.cos() * az.sin(), r * el.sin());
+        let h = 1e-6;
+        let cols = [
+            (at(r + h, az, el) - at(r - h, az, el)) / (2.0 * h),
+            (at(r, az + h, el) - at(r, az - h, el)) / (2.0 * h),
+            (at(r, az, el + h) - at(r, az, el - h)) / (2.0 * h),
+        ];
+        let j = Matrix3::from_columns(&cols);
+        let (sr, sb) = (0.01, 0.004);
+        let s = Matrix3::from_diagonal(&Vector3::new(sr * sr, sb * sb, sb * sb));
+        let expect = j * s * j.transpose();
+        let got = point_covariance(&at(r, az, el), sr, sb);
+        assert!((got - expect).norm() < 1e-9, "{got}\n{expect}");
     }
 }

@@ -69,6 +69,9 @@ pub struct EmbeddedModule {
     pub(crate) pending: Option<Vec<JointTarget>>,
     /// Mode switches to apply at the next step, in order.
     pub(crate) switches: Vec<(usize, ControlMode)>,
+    /// Joints switched after the pending command was given: their targets are of the old
+    /// mode and are not applied.
+    pub(crate) switched_since_command: Vec<usize>,
     pub(crate) faults: BTreeMap<String, SensorFault>,
     pub(crate) has_camera: bool,
     pub(crate) has_force: bool,
@@ -100,6 +103,7 @@ impl EmbeddedModule {
             port_names: Vec::new(),
             pending: None,
             switches: Vec::new(),
+            switched_since_command: Vec::new(),
             faults: BTreeMap::new(),
             has_camera: false,
             has_force: false,
@@ -167,6 +171,9 @@ impl Joints for EmbeddedModule {
         if self.modes[joint] != mode {
             self.modes[joint] = mode;
             self.switches.push((joint, mode));
+            if self.pending.is_some() {
+                self.switched_since_command.push(joint);
+            }
         }
         Ok(())
     }
@@ -194,6 +201,7 @@ impl Joints for EmbeddedModule {
             }
         }
         self.pending = Some(targets.to_vec());
+        self.switched_since_command.clear();
         Ok(())
     }
 }
@@ -210,7 +218,7 @@ impl TagCamera for EmbeddedModule {
             return Err(RobotError::Unknown {
                 kind: "sensor",
                 name: format!("{}/camera", self.name),
-                known: "no camera on this module".into(),
+                known: "joint_states, imu and the ports' docking sensors; this module has no camera".into(),
             });
         }
         self.tags.clone()
@@ -276,7 +284,7 @@ impl ForceTorque for EmbeddedModule {
             return Err(RobotError::Unknown {
                 kind: "sensor",
                 name: format!("{}/wheel_ft", self.name),
-                known: "no force sensor on this module".into(),
+                known: "joint_states, imu and the ports' docking sensors; this module has no force sensor".into(),
             });
         }
         self.wrench.clone()

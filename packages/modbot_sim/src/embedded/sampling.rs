@@ -13,10 +13,15 @@ use crate::error::Result;
 /// A due time reached this close counts as reached, s (the physics clock is steps × dt).
 const DUE_SLACK_S: f64 = 1e-9;
 
-/// Whether a device due at `due` and sampled at `now` restarts its schedule from now (it fell
-/// a whole period behind: the first sample) instead of keeping its times k × period.
-fn first_sample(due: f64, now: f64, period: f64) -> bool {
-    now - due >= period
+/// The next due time of a device due at `due`, sampled at `now`, every `period`: its times
+/// k × period kept, unless it fell a whole period behind (the first sample), when its
+/// schedule restarts from now.
+fn next_due(due: f64, now: f64, period: f64) -> f64 {
+    if now - due >= period {
+        now + period
+    } else {
+        due + period
+    }
 }
 
 impl EmbeddedModules {
@@ -76,15 +81,14 @@ impl EmbeddedModules {
         let model = self.models.imu;
         let d = &mut self.devices[i];
         let period = 1.0 / model.rate_hz;
-        d.next_imu = if first_sample(d.next_imu, now, period) {
-            now + period
-        } else {
-            d.next_imu + period
-        };
+        d.next_imu = next_due(d.next_imu, now, period);
         let pose = poses[d.imu_link];
         let twist = twists[d.imu_link];
         let rng = &mut d.imu_rng;
-        d.yaw_walk += model.yaw_walk_deg_per_sqrt_s.to_radians() * period.sqrt() * normal(rng);
+        // The walk over the time since the last sample: physics steps longer than the IMU's
+        // period space the samples wider than it.
+        let since = d.last_velocity.map_or(period, |(t0, _)| (now - t0).max(0.0));
+        d.yaw_walk += model.yaw_walk_deg_per_sqrt_s.to_radians() * since.sqrt() * normal(rng);
         let yaw_err = d.yaw_walk + model.yaw_sigma_deg.to_radians() * normal(rng);
         let tilt = model.tilt_sigma_deg.to_radians();
         let tilt_err = UnitQuaternion::from_euler_angles(tilt * normal(rng), tilt * normal(rng), 0.0);
@@ -118,12 +122,7 @@ impl EmbeddedModules {
     fn capture(&mut self, i: usize, now: f64) -> Result<()> {
         let timing = self.models.camera;
         let d = &mut self.devices[i];
-        let period = 1.0 / timing.rate_hz;
-        d.next_frame = if first_sample(d.next_frame, now, period) {
-            now + period
-        } else {
-            d.next_frame + period
-        };
+        d.next_frame = next_due(d.next_frame, now, 1.0 / timing.rate_hz);
         let Some((camera, tags)) = &mut d.camera else {
             return Ok(());
         };
@@ -155,12 +154,7 @@ impl EmbeddedModules {
     /// Each port's docking sensor reads the nearest partner face it can see.
     fn sample_docking(&mut self, i: usize, now: f64, poses: &[Isometry3<f64>]) {
         let model = self.models.docking;
-        let (period, next) = (1.0 / model.rate_hz, self.devices[i].next_docking);
-        self.devices[i].next_docking = if first_sample(next, now, period) {
-            now + period
-        } else {
-            next + period
-        };
+        self.devices[i].next_docking = next_due(self.devices[i].next_docking, now, 1.0 / model.rate_hz);
         let faces = self.faces(poses);
         for p in 0..self.modules[i].ports.len() {
             let own = self.port_pose(&self.modules[i].ports[p].port, poses);
