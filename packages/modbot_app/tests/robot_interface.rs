@@ -196,12 +196,12 @@ fn the_docking_sensor_reads_the_partner_face() {
     let (w, at, yaw) = skewed(0.2);
     let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
     hold(&mut m, 0.3);
-    let r = m
-        .module_ref(0)
-        .unwrap()
-        .docking("F")
-        .unwrap()
-        .expect("the partner face is seen");
+    let seen = m.module_ref(0).unwrap().docking("F").unwrap();
+    let r = seen
+        .iter()
+        .find(|r| r.partner == "m2/F")
+        .expect("the partner face is seen")
+        .clone();
     let expect = face([0.0; 3], 0.0, "F").inverse() * face(at, yaw, "F");
     let err = (r.pose.translation.vector - expect.translation.vector).norm();
     let axis = (r.pose.rotation * Vector3::x()).angle(&(expect.rotation * Vector3::x()));
@@ -220,7 +220,7 @@ fn the_docking_sensor_reads_the_partner_face() {
     let (w, _) = wheel_to_wheel(0.5);
     let mut m = modules(&w, SensorModels::standard(), CameraNoise::NONE);
     hold(&mut m, 0.3);
-    assert_eq!(m.module_ref(0).unwrap().docking("F").unwrap(), None);
+    assert_eq!(m.module_ref(0).unwrap().docking("F").unwrap(), []);
 }
 
 /// Out of capture range an engage reports failed, naming the nearest face; within it the

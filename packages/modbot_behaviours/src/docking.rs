@@ -324,9 +324,13 @@ impl Docking {
             ));
         }
         let sensor = format!("dock/{}", self.order.port);
-        let face = io.docking(&self.order.port).map_err(|e| e.to_string())?.filter(|r| {
-            self.partner_names.contains(&r.partner) && r.stamp > self.last_face_s.unwrap_or(f64::NEG_INFINITY)
-        });
+        // The partner among the faces the sensor sees (another may be nearer), if newly seen.
+        let face = io
+            .docking(&self.order.port)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .find(|r| self.partner_names.contains(&r.partner))
+            .filter(|r| r.stamp > self.last_face_s.unwrap_or(f64::NEG_INFINITY));
         // The face in world axes at the foot: the compass turns the level foot frame.
         let level = Isometry3::from_parts(
             Translation3::identity(),

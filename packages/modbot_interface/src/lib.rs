@@ -427,9 +427,9 @@ pub trait Connectors {
     fn release(&mut self, port: &str) -> Result<()>;
     /// What port `port`'s connector reports.
     fn connector(&self, port: &str) -> Result<ConnectorStatus>;
-    /// Port `port`'s docking sensor: the newest reading of a partner face (`None` when no
-    /// face has been seen).
-    fn docking(&self, port: &str) -> Result<Option<DockingReading>>;
+    /// Port `port`'s docking sensor: its newest frame, every partner face it sees, nearest
+    /// first (empty when it sees none, or before its first frame).
+    fn docking(&self, port: &str) -> Result<Vec<DockingReading>>;
 }
 
 /// The module's wheel force/torque sensor.

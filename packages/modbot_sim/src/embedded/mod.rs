@@ -9,7 +9,7 @@
 //!   [`CameraTiming`] for its rate and latency): the tags it can see (field of view, range,
 //!   occlusion, [`crate::Simulator::camera_view`]), stamped with the capture time and
 //!   delivered a latency later, each with its covariance;
-//! - **each port's docking sensor** ([`DockingModel`]): the nearest partner face in its
+//! - **each port's docking sensor** ([`DockingModel`]): every partner face in its
 //!   cone and range, turned towards it, unoccluded;
 //! - **each port's connector** ([`LatchModel`]): engaged, it latches when the physics brings
 //!   a partner face within its capture range ([`crate::Simulator::attach`]), else reports
@@ -230,7 +230,7 @@ impl EmbeddedModules {
                 engage_at: None,
                 dock: None,
                 release_asked: false,
-                docking: Ok(None),
+                docking: Ok(Vec::new()),
                 docking_queue: VecDeque::new(),
             });
         }

@@ -44,9 +44,9 @@ pub(crate) struct PortState {
     /// The dock in force (the simulator's name), while latched.
     pub dock: Option<String>,
     pub release_asked: bool,
-    pub docking: Result<Option<DockingReading>>,
+    pub docking: Result<Vec<DockingReading>>,
     /// Readings taken and not yet delivered: (deliver at, reading).
-    pub docking_queue: std::collections::VecDeque<(f64, Option<DockingReading>)>,
+    pub docking_queue: std::collections::VecDeque<(f64, Vec<DockingReading>)>,
 }
 
 /// One module of the embedded binding.
@@ -273,7 +273,7 @@ impl Connectors for EmbeddedModule {
         Ok(self.ports[self.port(port)?].status.clone())
     }
 
-    fn docking(&self, port: &str) -> Result<Option<DockingReading>> {
+    fn docking(&self, port: &str) -> Result<Vec<DockingReading>> {
         self.ports[self.port(port)?].docking.clone()
     }
 }

@@ -158,7 +158,7 @@ impl EmbeddedModules {
         let faces = self.faces(poses);
         for p in 0..self.modules[i].ports.len() {
             let own = self.port_pose(&self.modules[i].ports[p].port, poses);
-            let mut best: Option<(f64, String, Isometry3<f64>)> = None;
+            let mut seen: Vec<(f64, String, Isometry3<f64>)> = Vec::new();
             for (module, name, port, pose) in &faces {
                 if *module == i {
                     continue;
@@ -166,7 +166,7 @@ impl EmbeddedModules {
                 let rel = own.inverse() * pose;
                 let v = rel.translation.vector;
                 let r = v.norm();
-                if r > model.range_m || best.as_ref().is_some_and(|b| b.0 <= r) {
+                if r > model.range_m {
                     continue;
                 }
                 // In the cone (a face at the port's own origin is in it), turned towards us.
@@ -175,45 +175,42 @@ impl EmbeddedModules {
                 if !(in_cone && facing) || self.blocked(&self.modules[i].ports[p].port, port, &own, pose) {
                     continue;
                 }
-                best = Some((r, format!("{}/{name}", self.modules[*module].name), rel));
+                seen.push((r, format!("{}/{name}", self.modules[*module].name), rel));
             }
-            let reading = best.map(|(_, partner, rel)| DockingReading {
-                stamp: now,
-                partner,
-                pose: disturbed(
-                    &rel,
-                    &mut self.devices[i].dock_rng,
-                    model.sigma_m,
-                    model.sigma_deg.to_radians(),
-                ),
-            });
+            seen.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let rng = &mut self.devices[i].dock_rng;
+            let mut readings: Vec<DockingReading> = seen
+                .into_iter()
+                .map(|(_, partner, rel)| DockingReading {
+                    stamp: now,
+                    partner,
+                    pose: disturbed(&rel, rng, model.sigma_m, model.sigma_deg.to_radians()),
+                })
+                .collect();
             let sensor = format!("dock/{}", self.modules[i].ports[p].name);
-            let reading = match (self.modules[i].fault(&sensor), reading) {
-                (Some(SensorFault::Silent), _) => continue,
-                (Some(SensorFault::NotANumber), r) => Some(DockingReading {
-                    stamp: f64::NAN,
-                    ..r.unwrap_or(DockingReading {
-                        stamp: now,
+            match self.modules[i].fault(&sensor) {
+                Some(SensorFault::Silent) => continue,
+                Some(SensorFault::NotANumber) => match readings.first_mut() {
+                    Some(r) => r.stamp = f64::NAN,
+                    None => readings.push(DockingReading {
+                        stamp: f64::NAN,
                         partner: "?".into(),
                         pose: Isometry3::identity(),
-                    })
-                }),
-                (None, r) => r,
-            };
+                    }),
+                },
+                None => {}
+            }
             let at = now + model.latency_s;
-            self.modules[i].ports[p].docking_queue.push_back((at, reading));
+            self.modules[i].ports[p].docking_queue.push_back((at, readings));
         }
     }
 
     fn deliver_docking(&mut self, i: usize, now: f64) {
         for p in &mut self.modules[i].ports {
             while p.docking_queue.front().is_some_and(|(at, _)| *at <= now + DUE_SLACK_S) {
-                if let Some((_, r)) = p.docking_queue.pop_front() {
+                if let Some((_, readings)) = p.docking_queue.pop_front() {
                     let sensor = format!("dock/{}", p.name);
-                    p.docking = match r {
-                        Some(r) => r.check(&sensor).map(|_| Some(r)),
-                        None => Ok(None),
-                    };
+                    p.docking = readings.iter().try_for_each(|r| r.check(&sensor)).map(|_| readings);
                 }
             }
         }
