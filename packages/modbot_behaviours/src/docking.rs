@@ -21,6 +21,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use modbot_core::catalog::PortDef;
 use modbot_core::{LinkTree, ModuleCatalog};
 use modbot_gaits::modular::single::{Direction, GotoPhase, HeadingBands, SingleGoto, StepTable};
 use modbot_gaits::modular::{Goal, ModuleJoints, wrap_rad};
@@ -83,15 +84,21 @@ pub struct PortModel {
     frame: Isometry3<f64>,
 }
 
+/// The catalog's wheel-foot module's ports, and port `port` among them.
+fn wheelfoot_port(port: &str) -> Result<(BTreeMap<String, PortDef>, PortDef), String> {
+    let catalog = ModuleCatalog::builtin();
+    let kind = catalog.modules.get("wheelfoot").ok_or("no `wheelfoot` module kind")?;
+    let p = kind
+        .ports
+        .get(port)
+        .ok_or_else(|| format!("the wheel-foot module has no port `{port}`"))?;
+    Ok((kind.ports.clone(), p.clone()))
+}
+
 impl PortModel {
     /// Port `port` of the catalog's wheel-foot module.
     pub fn new(port: &str) -> Result<PortModel, String> {
-        let catalog = ModuleCatalog::builtin();
-        let kind = catalog.modules.get("wheelfoot").ok_or("no `wheelfoot` module kind")?;
-        let p = kind
-            .ports
-            .get(port)
-            .ok_or_else(|| format!("the wheel-foot module has no port `{port}`"))?;
+        let (_, p) = wheelfoot_port(port)?;
         let model = WheelfootModel::new()?;
         let (foot, link) = (model.link("m1_foot")?, model.link(&format!("m1_{}", p.link))?);
         Ok(PortModel {
@@ -134,14 +141,8 @@ pub fn face_names(face: &str) -> Result<Vec<String>, String> {
     let (module, port) = face
         .split_once('/')
         .ok_or_else(|| format!("`{face}`: expected MODULE/PORT"))?;
-    let catalog = ModuleCatalog::builtin();
-    let kind = catalog.modules.get("wheelfoot").ok_or("no `wheelfoot` module kind")?;
-    let p = kind
-        .ports
-        .get(port)
-        .ok_or_else(|| format!("`{face}`: the wheel-foot module has no port `{port}`"))?;
-    Ok(kind
-        .ports
+    let (ports, p) = wheelfoot_port(port).map_err(|e| format!("`{face}`: {e}"))?;
+    Ok(ports
         .iter()
         .filter(|(_, q)| q.link == p.link && q.xyz == p.xyz && q.rpy_deg == p.rpy_deg)
         .map(|(name, _)| format!("{module}/{name}"))

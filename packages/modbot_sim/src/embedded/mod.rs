@@ -272,20 +272,8 @@ impl EmbeddedModules {
     /// `wheel_ft`, `dock/<port>`), or clears it with `None`.
     pub fn inject(&mut self, module: usize, sensor: &str, fault: Option<SensorFault>) -> RobotResult<()> {
         let m = self.module_mut(module)?;
-        let mut known: Vec<String> = ["joint_states", "imu"].iter().map(|s| s.to_string()).collect();
-        if m.has_camera {
-            known.push("camera".into());
-        }
-        if m.has_force {
-            known.push("wheel_ft".into());
-        }
-        known.extend(m.port_names.iter().map(|p| format!("dock/{p}")));
-        if !known.iter().any(|k| k == sensor) {
-            return Err(RobotError::Unknown {
-                kind: "sensor",
-                name: format!("{}/{sensor}", m.name),
-                known: known.join(", "),
-            });
+        if !m.sensors().iter().any(|k| k == sensor) {
+            return Err(m.no_sensor(sensor));
         }
         match fault {
             Some(f) => m.faults.insert(sensor.to_string(), f),

@@ -115,6 +115,29 @@ impl EmbeddedModule {
         self.faults.get(sensor).copied()
     }
 
+    /// The names of the module's sensors: `joint_states`, `imu`, `camera` and `wheel_ft` when
+    /// it has them, `dock/<port>` for each port.
+    pub(crate) fn sensors(&self) -> Vec<String> {
+        let mut known: Vec<String> = vec!["joint_states".into(), "imu".into()];
+        if self.has_camera {
+            known.push("camera".into());
+        }
+        if self.has_force {
+            known.push("wheel_ft".into());
+        }
+        known.extend(self.port_names.iter().map(|p| format!("dock/{p}")));
+        known
+    }
+
+    /// The error for a sensor `sensor` this module does not have, naming the ones it has.
+    pub(crate) fn no_sensor(&self, sensor: &str) -> RobotError {
+        RobotError::Unknown {
+            kind: "sensor",
+            name: format!("{}/{sensor}", self.name),
+            known: self.sensors().join(", "),
+        }
+    }
+
     fn port(&self, port: &str) -> Result<usize> {
         self.ports
             .iter()
@@ -215,11 +238,7 @@ impl Imu for EmbeddedModule {
 impl TagCamera for EmbeddedModule {
     fn tags(&self) -> Result<Option<TagFrame>> {
         if !self.has_camera {
-            return Err(RobotError::Unknown {
-                kind: "sensor",
-                name: format!("{}/camera", self.name),
-                known: "joint_states, imu and the ports' docking sensors; this module has no camera".into(),
-            });
+            return Err(self.no_sensor("camera"));
         }
         self.tags.clone()
     }
@@ -281,11 +300,7 @@ impl Connectors for EmbeddedModule {
 impl ForceTorque for EmbeddedModule {
     fn wrench(&self) -> Result<Wrench> {
         if !self.has_force {
-            return Err(RobotError::Unknown {
-                kind: "sensor",
-                name: format!("{}/wheel_ft", self.name),
-                known: "joint_states, imu and the ports' docking sensors; this module has no force sensor".into(),
-            });
+            return Err(self.no_sensor("wheel_ft"));
         }
         self.wrench.clone()
     }
