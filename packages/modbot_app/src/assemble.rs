@@ -41,34 +41,13 @@ use crate::lockon::{Landmark, LockOn};
 use modbot_behaviours::scan::{DETPOINT_IN_MAST_M, MAST_LINK, module_id};
 
 pub use crate::embedded::{PREFIX, fleet_simulator, port, port_in_foot};
+pub use modbot_behaviours::assembly::{
+    CONF_INIT_S, CORE_CENTRE_LONG_M, DETOUR_AHEAD_M, DETOUR_CLEAR_M, DETOUR_PAST_M, RADIAL_DEG, REAPPROACHES,
+    RING_LEAD_DEG, RING_M, STAGE_TIMEOUT_S, TIPPED_DEG, YIELD_M, detour, route_around,
+};
+pub use modbot_behaviours::docking::{CATCH_M, LATCH_RETRY_S, SETTLED_DEG, STANDOFF_M};
 /// Control rate, Hz: the simulator's default (record 0023).
 pub use modbot_sim::DEFAULT_CONTROL_RATE_HZ as CONTROL_HZ;
-/// Simulated time one stage may take before the assembly gives up, s.
-pub const STAGE_TIMEOUT_S: f64 = 180.0;
-pub use modbot_behaviours::docking::{CATCH_M, LATCH_RETRY_S, SETTLED_DEG, STANDOFF_M};
-/// How many times a module refused by the latch walks back to its staging point and comes
-/// in again before the assembly ends.
-pub const REAPPROACHES: usize = 2;
-/// A walking module whose foot plate rolls more than this about its long axis has tipped
-/// over, deg.
-pub const TIPPED_DEG: f64 = 45.0;
-/// A module walking to its staging point stands while a module of a lower role number,
-/// also walking to its staging point, is this close by their shared positions, m (two
-/// modules side by side on the ring tipped each other over; record 0050).
-pub const YIELD_M: f64 = 0.25;
-/// A module walking to its staging point steers round a module that gives way to it (a
-/// walking module of a higher role number, which stands while it is within [`YIELD_M`])
-/// when that one stands within this distance ahead on its way, m.
-pub const DETOUR_AHEAD_M: f64 = 0.5;
-/// ... and within this distance of its line, passing it this far to the side, m: a module is
-/// 0.172 m long from its reference point (the positions shared), so two reference points
-/// this far apart keep the bodies clear in any orientation.
-pub const DETOUR_CLEAR_M: f64 = 0.3;
-/// How far past the standing module the side-step goal lies along the way, m (turning back
-/// onto its way there, the walker's body swings clear of it).
-pub const DETOUR_PAST_M: f64 = 0.15;
-/// Time the finished configuration is given to take its initial pose, s.
-pub const CONF_INIT_S: f64 = 3.0;
 
 /// The latch's capture range: how far apart two ports may be and still dock (record 0048).
 /// The position controller stops within its low gait's step (1.8 cm forward, 0.9 cm
@@ -199,58 +178,6 @@ impl Fleet {
 pub fn pre_connection(partner: &Isometry3<f64>, own_in_foot: &Isometry3<f64>) -> Pose2 {
     let [x, y, yaw] = modbot_behaviours::docking::pre_connection(partner, own_in_foot);
     Pose2 { x, y, yaw }
-}
-
-/// Centre of the assembly's footprint, along Role#1's heading from its DetPoint, m: half
-/// way between Role#1's body and Role#2's (record 0049).
-pub const CORE_CENTRE_LONG_M: f64 = -0.1;
-/// Radius of the ring a module walks around the assembly on, m: outside every staging
-/// point (0.40 m for Roles #5/#6) and the body of a module waiting there (0.56 m).
-pub const RING_M: f64 = 0.7;
-/// How far round the ring the walking goal leads the module, deg.
-pub const RING_LEAD_DEG: f64 = 45.0;
-/// A module comes in to its staging point once it is within this angle of it about the
-/// assembly's centre, deg.
-pub const RADIAL_DEG: f64 = 20.0;
-
-/// The goal a module at `from` walks to on its way to the staging point `goal` with the
-/// assembly anchored at Role#1's `role1` (record 0049). The source's modules walk straight
-/// to their staging points and push through whatever is in the way (in our simulator a
-/// module walking to its staging point knocked over one waiting at its own and the
-/// assembly stopped); ours walk anticlockwise round a ring about the assembly's centre (a
-/// goal leading them [`RING_LEAD_DEG`] round, heading along the way; one way round, so
-/// that two never meet head-on) until they are within [`RADIAL_DEG`] of their staging
-/// point, and come in about radially, past the docked modules and those waiting at their
-/// staging points. A module already no farther out than its staging point (plus 0.1 m)
-/// goes straight.
-pub fn route_around(role1: Pose2, from: Pose2, goal: Pose2) -> Pose2 {
-    use modbot_planner::assembly::Offset;
-    let c = target_pose(
-        role1,
-        Offset {
-            long_m: CORE_CENTRE_LONG_M,
-            lat_m: 0.0,
-            yaw_deg: 0.0,
-        },
-    );
-    let (fx, fy) = (from.x - c.x, from.y - c.y);
-    let (gx, gy) = (goal.x - c.x, goal.y - c.y);
-    let a_from = fy.atan2(fx);
-    let d = modbot_gaits::modular::wrap_rad(gy.atan2(gx) - a_from);
-    if fx.hypot(fy) <= gx.hypot(gy) + 0.1 || d.abs() <= RADIAL_DEG.to_radians() {
-        return goal;
-    }
-    // Always anticlockwise, so that two modules on the ring never meet head-on (they did,
-    // and stopped each other).
-    let ccw = d.rem_euclid(std::f64::consts::TAU);
-    let lead = RING_LEAD_DEG.to_radians();
-    let a = a_from + ccw.min(lead);
-    let (x, y) = (c.x + RING_M * a.cos(), c.y + RING_M * a.sin());
-    Pose2 {
-        x,
-        y,
-        yaw: (y - from.y).atan2(x - from.x),
-    }
 }
 
 /// Where a role is in its assembly.
@@ -1347,131 +1274,5 @@ impl Controller for AllAtRest {
 
     fn completed_cycles(&self) -> usize {
         0
-    }
-}
-
-/// The goal a module at `from` walks to instead of `goal` when one of the modules standing
-/// at `standing` (reference points) is in its way: the nearest one less than
-/// [`DETOUR_AHEAD_M`] ahead along the line to `goal` (and nearer than `goal`) and less than
-/// [`DETOUR_CLEAR_M`] from that line is passed on the side away from it (on the right when it
-/// stands on the line, as the ring is walked anticlockwise), by a goal [`DETOUR_CLEAR_M`]
-/// beside it and [`DETOUR_PAST_M`] past it, facing that way; with nothing in the way, `goal`.
-/// The right of way ([`YIELD_M`]) stops the module of the higher role where it stands, which
-/// was often on the way of the other: the modules walking to their staging points tipped
-/// each other over in four of fourteen seeded layouts (record 0049).
-pub fn detour(from: Pose2, goal: Pose2, standing: &[[f64; 2]]) -> Pose2 {
-    let (dx, dy) = (goal.x - from.x, goal.y - from.y);
-    let dist = dx.hypot(dy);
-    if dist < 1e-9 {
-        return goal;
-    }
-    let (ux, uy) = (dx / dist, dy / dist);
-    // Left normal.
-    let (nx, ny) = (-uy, ux);
-    let blocking = standing
-        .iter()
-        .map(|p| {
-            let (rx, ry) = (p[0] - from.x, p[1] - from.y);
-            (rx * ux + ry * uy, rx * nx + ry * ny, *p)
-        })
-        .filter(|&(along, lateral, _)| {
-            along > 0.0 && along < DETOUR_AHEAD_M.min(dist) && lateral.abs() < DETOUR_CLEAR_M
-        })
-        .min_by(|a, b| a.0.total_cmp(&b.0));
-    let Some((_, lateral, p)) = blocking else {
-        return goal;
-    };
-    // Pass on the side away from it; on the right when it stands on the line.
-    let side = if lateral > 0.0 {
-        -1.0
-    } else if lateral < 0.0 {
-        1.0
-    } else {
-        -1.0
-    };
-    let x = p[0] + DETOUR_PAST_M * ux + side * DETOUR_CLEAR_M * nx;
-    let y = p[1] + DETOUR_PAST_M * uy + side * DETOUR_CLEAR_M * ny;
-    Pose2 {
-        x,
-        y,
-        yaw: (y - from.y).atan2(x - from.x),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_walker_steps_round_a_module_standing_in_its_way_and_ignores_the_others() {
-        let goal = Pose2 {
-            x: 1.0,
-            y: 0.0,
-            yaw: 0.0,
-        };
-        let from = pose(0.0, 0.0);
-        // Dead ahead 0.3 m: passed on the right, 0.3 m beside it and 0.15 m past it.
-        let g = detour(from, goal, &[[0.3, 0.0]]);
-        assert!(
-            (g.x - 0.45).abs() < 1e-12 && (g.y + DETOUR_CLEAR_M).abs() < 1e-12,
-            "{g:?}"
-        );
-        assert!((g.yaw - g.y.atan2(g.x)).abs() < 1e-12);
-        // A little to the left of the line: passed on the right; to the right: on the left.
-        assert!(detour(from, goal, &[[0.3, 0.1]]).y < -0.19);
-        assert!(detour(from, goal, &[[0.3, -0.1]]).y > 0.19);
-        // The nearer of two in the way is the one passed.
-        let g = detour(from, goal, &[[0.45, 0.0], [0.2, 0.05]]);
-        assert!((g.x - 0.35).abs() < 1e-12, "{g:?}");
-        // Behind, beside (0.3 m or more off the line), beyond 0.5 m or beyond the goal: no
-        // detour.
-        for p in [[-0.1, 0.0], [0.3, 0.31], [0.3, -0.3], [0.55, 0.0]] {
-            assert_eq!(detour(from, goal, &[p]), goal, "{p:?}");
-        }
-        let near = Pose2 {
-            x: 0.2,
-            y: 0.0,
-            yaw: 0.0,
-        };
-        assert_eq!(detour(from, near, &[[0.25, 0.0]]), near);
-    }
-
-    fn pose(x: f64, y: f64) -> Pose2 {
-        Pose2 { x, y, yaw: 0.0 }
-    }
-
-    /// Role#1 at the origin facing +x: the assembly's centre is 0.002 m ahead of it.
-    const ROLE1: Pose2 = Pose2 {
-        x: 0.0,
-        y: 0.0,
-        yaw: 0.0,
-    };
-
-    #[test]
-    fn a_module_across_the_assembly_walks_round_it_and_comes_in_radially() {
-        let c = 0.102 + CORE_CENTRE_LONG_M;
-        // Staging point straight behind the centre, module straight ahead 1 m out: the ring
-        // goal is 45° round, 0.7 m from the centre.
-        let goal = pose(c - 0.4, 0.0);
-        let g = route_around(ROLE1, pose(c + 1.0, 0.0), goal);
-        assert!(((g.x - c).hypot(g.y) - RING_M).abs() < 1e-12, "{g:?}");
-        let angle = g.y.atan2(g.x - c).to_degrees().abs();
-        assert!((angle - RING_LEAD_DEG).abs() < 1e-9, "{angle}");
-        // Within 20° of the staging point's bearing it goes straight there.
-        let a = (180.0f64 - 19.0).to_radians();
-        let near = pose(c + 0.7 * a.cos(), 0.7 * a.sin());
-        assert_eq!(route_around(ROLE1, near, goal), goal);
-        // So does one no farther out than the staging point plus 0.1 m, on any bearing.
-        assert_eq!(route_around(ROLE1, pose(c + 0.45, 0.0), goal), goal);
-        // Beyond 20° it stays on the ring, always anticlockwise: 25° before the staging
-        // point's bearing it goes on to it, 25° past it the whole way round.
-        let a = (180.0f64 - 25.0).to_radians();
-        let g = route_around(ROLE1, pose(c + 0.7 * a.cos(), 0.7 * a.sin()), goal);
-        assert!(((g.x - c).hypot(g.y) - RING_M).abs() < 1e-12);
-        assert!((g.y.atan2(g.x - c).to_degrees() - 180.0).abs() < 1e-9, "{g:?}");
-        let a = (180.0f64 + 25.0).to_radians();
-        let g = route_around(ROLE1, pose(c + 0.7 * a.cos(), 0.7 * a.sin()), goal);
-        let bearing = g.y.atan2(g.x - c).to_degrees().rem_euclid(360.0);
-        assert!((bearing - (205.0 + RING_LEAD_DEG)).abs() < 1e-9, "{bearing}");
     }
 }

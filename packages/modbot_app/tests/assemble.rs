@@ -428,3 +428,200 @@ fn docked_modules_hold_a_5_n_pull_and_let_go_when_detached() {
     assert!(e.contains("m1_body") && e.contains("not finite"), "{e}");
     assert!(sim.set_external_force(9999, Point3::origin(), pull).is_err());
 }
+
+/// The foot of module `i` in the embedded binding's simulator (the truth a test reads).
+fn foot_of(m: &modbot_sim::EmbeddedModules, i: usize) -> usize {
+    let sim = m.simulator();
+    sim.links_of(i).find(|&l| sim.link_names()[l] == "m1_foot").unwrap()
+}
+
+/// Runs `c` on the assembled modules through `joints` for `seconds` (10 ms ticks).
+fn drive_modules(
+    m: &mut modbot_sim::EmbeddedModules,
+    joints: &modbot_behaviours::assembly::ConfigurationJoints,
+    c: &mut dyn Controller,
+    base_module: usize,
+    seconds: f64,
+) -> Drove {
+    use modbot_gaits::Observation;
+    let base = foot_of(m, base_module);
+    let start = m.simulator().link_poses()[base];
+    let yaw = yaw_of(&start);
+    let t0 = m.simulator().time();
+    let sensors = std::collections::BTreeMap::new();
+    let mut out = vec![modbot_gaits::JointTarget::Position(0.0); joints.count()];
+    let mut k = 0;
+    while (k as f64) * 0.01 < seconds {
+        let (q, v) = joints.read(&*m).unwrap();
+        let obs = Observation {
+            time: k as f64 * 0.01,
+            positions: &q,
+            velocities: &v,
+            base: m.simulator().link_poses()[base],
+            sensors: &sensors,
+        };
+        c.step(0.01, &obs, &mut out);
+        joints.command(m, &out).unwrap();
+        k += 1;
+        m.advance_to(t0 + k as f64 * 0.01).unwrap();
+    }
+    let end = m.simulator().link_poses()[base];
+    let d = end.translation.vector - start.translation.vector;
+    Drove {
+        com_z: m.simulator().fleet_com().z,
+        advance_m: d.x * yaw.cos() + d.y * yaw.sin(),
+        cycles: c.completed_cycles(),
+    }
+}
+
+/// The assembly as a state machine on the robot interface (issue 49, record 0059): the six
+/// modules of the mission's world, each seeing only its own sensors (its camera on the
+/// modelled landmarks and the other modules' DetPoints, its IMU, its docking sensors and
+/// connectors), assemble; every role latches by its connector to the face the role table
+/// names, the simulator holds one tree, and the configuration stands, trots or drives as the
+/// shipped robot does (the independent answer: the robot file's own kinematics).
+fn assemble_on_the_interface(configuration: &str) {
+    use modbot_app::embedded::{NOISE, tagged_objects, wheelfoot_modules};
+    use modbot_behaviours::assembly::{Assembly, AssemblyOrder, AssemblyState};
+    use modbot_behaviours::interface::{ConnectorState, Modules};
+    use modbot_sim::embedded::SensorModels;
+    let world = mission();
+    let mut m = wheelfoot_modules(&world, SensorModels::standard(), NOISE, 7).unwrap();
+    m.advance_to(0.5).unwrap();
+    let truth: Vec<Pose2> = (0..6)
+        .map(|i| {
+            let p = m.simulator().link_poses()[foot_of(&m, i)];
+            Pose2 {
+                x: p.translation.x,
+                y: p.translation.y,
+                yaw: yaw_of(&p),
+            }
+        })
+        .collect();
+    let lying_com_z = m.simulator().fleet_com().z;
+    let roles = distribute_roles(&truth, StagingOrigin::DetPoint).unwrap();
+    let order = AssemblyOrder {
+        configuration: configuration.into(),
+        roles: roles.modules,
+        table: SIMULATED_MU1,
+        landmarks: tagged_objects(&world)
+            .into_iter()
+            .map(|o| (o.name, [o.point[0], o.point[1]]))
+            .collect(),
+        role1_xy: [truth[roles.modules[0]].x, truth[roles.modules[0]].y],
+        starts: truth.iter().enumerate().map(|(i, p)| (i, [p.x, p.y])).collect(),
+        connected: Vec::new(),
+    };
+    let mut assembly = Assembly::new(&m, order).unwrap();
+    let wall = std::time::Instant::now();
+    let mut t = 0.5;
+    let mut last = String::new();
+    loop {
+        let state = assembly.tick(&mut m).clone();
+        let roles_now: Vec<String> = assembly
+            .role_states()
+            .iter()
+            .map(|(r, s)| format!("#{r} {s}"))
+            .collect();
+        let now = format!("{state} | {}", roles_now.join("; "));
+        if now.split(" (").next() != last.split(" (").next() {
+            eprintln!("{t:7.2} s  {now}");
+        }
+        last = now;
+        match state {
+            AssemblyState::Assembled => break,
+            AssemblyState::Failed { .. } => panic!("{state}"),
+            _ => {}
+        }
+        assert!(t < 900.0, "not assembled in 900 s: {state}");
+        t += 0.01;
+        m.advance_to(t).unwrap();
+    }
+    eprintln!(
+        "assembled ({configuration}) at {:.1} s, complete {:.1} s, wall {:.1} s",
+        t,
+        assembly.complete_s(),
+        wall.elapsed().as_secs_f64()
+    );
+    for r in assembly.records() {
+        eprintln!("{r:?}");
+    }
+    // Every role latched to the face its role table names, on both sides.
+    for role in 2..=6 {
+        let target = modbot_planner::assembly::role_target(configuration, role).unwrap();
+        let own = m.module_ref(roles.modules[role - 1]).unwrap();
+        let partner = format!("m{}", roles.modules[target.partner_role - 1] + 1);
+        let status = own.connector(target.port).unwrap();
+        assert_eq!(status.state, ConnectorState::Latched, "Role#{role}");
+        let faces = modbot_behaviours::docking::face_names(&format!("{partner}/{}", target.partner_port)).unwrap();
+        assert!(
+            faces.contains(status.partner.as_ref().unwrap()),
+            "Role#{role}: {status:?}"
+        );
+    }
+    assert_eq!(m.simulator().link_groups().len(), 1, "all six modules move as one tree");
+    let joints = assembly.configuration_joints().unwrap().clone();
+    let base = roles.modules[0];
+    if configuration == "quadruped" {
+        let stood_com = m.simulator().fleet_com().z;
+        let mut trot = QuadWalk::new(
+            "trot",
+            joints.role_joints(),
+            joints.count(),
+            QuadGait::Trot {
+                s: 30.0,
+                r: 0.0,
+                l: 0.0,
+            },
+        );
+        let trotted = drive_modules(&mut m, &joints, &mut trot, base, 6.0);
+        let (shipped_stood, shipped_trotted) = shipped_quadruped();
+        eprintln!(
+            "on the interface: CoM {stood_com:.4} m standing (lying {lying_com_z:.4}), trot {:.4} m in {} cycles; shipped: CoM {:.4} m, trot {:.4} m in {} cycles",
+            trotted.advance_m, trotted.cycles, shipped_stood.com_z, shipped_trotted.advance_m, shipped_trotted.cycles
+        );
+        assert!(
+            (stood_com - shipped_stood.com_z).abs() < 0.003,
+            "standing CoM {stood_com:.4} m, the shipped quadruped's {:.4} m",
+            shipped_stood.com_z
+        );
+        let per_cycle = |d: &Drove| d.advance_m / d.cycles.max(1) as f64;
+        assert!(trotted.cycles >= 3, "{trotted:?}");
+        assert!(
+            (per_cycle(&trotted) / per_cycle(&shipped_trotted) - 1.0).abs() < 0.3,
+            "trots {:.4} m a cycle, the shipped quadruped {:.4}",
+            per_cycle(&trotted),
+            per_cycle(&shipped_trotted)
+        );
+    } else {
+        let mut straight = WheeledDrive::new(
+            "drive",
+            joints.role_joints(),
+            joints.count(),
+            WheeledPose::Normal,
+            WheelCommand::Straight(WHEEL_DEG_S),
+            1.0,
+        );
+        let drove = drive_modules(&mut m, &joints, &mut straight, base, 3.0);
+        let shipped = shipped_wheeled();
+        eprintln!(
+            "on the interface: CoM {:.4} m, drove {:.4} m in 3 s; shipped: CoM {:.4} m, {:.4} m",
+            drove.com_z, drove.advance_m, shipped.com_z, shipped.advance_m
+        );
+        assert!((drove.com_z - shipped.com_z).abs() < 0.003, "{drove:?} {shipped:?}");
+        assert!(
+            (drove.advance_m / shipped.advance_m - 1.0).abs() < 0.2,
+            "{drove:?} {shipped:?}"
+        );
+    }
+}
+
+#[test]
+fn six_modules_assemble_into_a_quadruped_on_the_robot_interface() {
+    assemble_on_the_interface("quadruped");
+}
+
+#[test]
+fn six_modules_assemble_into_a_wheeled_vehicle_on_the_robot_interface() {
+    assemble_on_the_interface("wheeled");
+}

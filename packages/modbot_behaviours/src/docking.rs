@@ -154,6 +154,30 @@ pub fn port_in_foot(port: &str) -> Result<Isometry3<f64>, String> {
     PortModel::new(port)?.in_foot(None)
 }
 
+/// Whether port `port` of the wheel-foot module is on its wheel: a keyless face, that
+/// latches at whatever roll it meets its partner with (record 0048).
+pub fn on_wheel(port: &str) -> Result<bool, String> {
+    Ok(wheelfoot_port(port)?.1.link == "wheel_front")
+}
+
+/// The roll a keyless face latches at, deg, from the partner's face in the own port's frame
+/// (`face`, the docking sensor's reading): the twist about the port axis between the face and
+/// its mate with no roll, of the sign that leaves no residual twist (the simulator's
+/// `port_fit` convention, swing–twist about the ideal axis; record 0048).
+pub fn wheel_roll(face: &Isometry3<f64>) -> f64 {
+    // The own port's rotation in the partner's frame; the mate with roll r is
+    // Rx(r)·Rz(π) there, and the error is its inverse times the own port's.
+    let own_in_partner = face.rotation.inverse();
+    let twist = |roll_deg: f64| {
+        let ideal = UnitQuaternion::from_axis_angle(&Vector3::x_axis(), roll_deg.to_radians())
+            * UnitQuaternion::from_axis_angle(&Vector3::z_axis(), std::f64::consts::PI);
+        let q = (ideal.inverse() * own_in_partner).into_inner();
+        wrap_rad(2.0 * q.i.atan2(q.w)).to_degrees()
+    };
+    let t = twist(0.0);
+    if twist(t).abs() <= twist(-t).abs() { t } else { -t }
+}
+
 /// Where the docking is.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DockingState {
@@ -225,6 +249,8 @@ pub struct Docking {
     /// The last goal the sensor gave, world axes at the foot.
     last_goal: Option<Goal>,
     latch_since: Option<f64>,
+    /// The partner's face as the sensor last saw it (own port frame).
+    last_face: Option<Isometry3<f64>>,
     state: DockingState,
 }
 
@@ -246,6 +272,7 @@ impl Docking {
             last_face_s: None,
             last_goal: None,
             latch_since: None,
+            last_face: None,
             state: DockingState::Idle,
         })
     }
@@ -253,6 +280,12 @@ impl Docking {
     /// Where it is.
     pub fn state(&self) -> &DockingState {
         &self.state
+    }
+
+    /// The partner's face in the own port's frame as the docking sensor last saw it (before
+    /// the latch, while settling): what a keyless face's roll is read from ([`wheel_roll`]).
+    pub fn last_face(&self) -> Option<&Isometry3<f64>> {
+        self.last_face.as_ref()
     }
 
     /// One tick on `io`. Once `Docked` or `Failed` it stays, commanding nothing; a docking
@@ -310,6 +343,10 @@ impl Docking {
                     return Err(format!("the foot did not come to rest in {SETTLE_TIMEOUT_S} s"));
                 }
                 if at_rest {
+                    // The face as it is at the latch (a keyless face latches at this roll).
+                    if let Some(r) = self.partner_reading(io)? {
+                        self.last_face = Some(r.pose);
+                    }
                     io.engage(&self.order.port).map_err(|e| e.to_string())?;
                     self.latch_since = Some(now);
                     self.state = DockingState::Latching;
@@ -326,11 +363,8 @@ impl Docking {
         }
         let sensor = format!("dock/{}", self.order.port);
         // The partner among the faces the sensor sees (another may be nearer), if newly seen.
-        let face = io
-            .docking(&self.order.port)
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .find(|r| self.partner_names.contains(&r.partner))
+        let face = self
+            .partner_reading(io)?
             .filter(|r| r.stamp > self.last_face_s.unwrap_or(f64::NEG_INFINITY));
         // The face in world axes at the foot: the compass turns the level foot frame.
         let level = Isometry3::from_parts(
@@ -340,6 +374,7 @@ impl Docking {
         let gap = match face {
             Some(face) => {
                 self.last_face_s = Some(face.stamp);
+                self.last_face = Some(face.pose);
                 let gap = face.pose.translation.vector.norm();
                 let axis = (-(face.pose.rotation * Vector3::x()).x)
                     .clamp(-1.0, 1.0)
@@ -394,6 +429,15 @@ impl Docking {
         io.command(&out).map_err(|e| e.to_string())
     }
 
+    /// The partner's face among those the docking sensor sees now.
+    fn partner_reading(&self, io: &dyn Module) -> Result<Option<crate::interface::DockingReading>, String> {
+        Ok(io
+            .docking(&self.order.port)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .find(|r| self.partner_names.contains(&r.partner)))
+    }
+
     /// Waits for the connector: latched, done; failed, engaged again until the retry time.
     fn latch(&mut self, io: &mut dyn Module, now: f64, hold: &[JointTarget]) -> Result<(), String> {
         io.command(hold).map_err(|e| e.to_string())?;
@@ -443,6 +487,21 @@ mod tests {
         assert_eq!(names, ["m1/BF", "m1/BS"]);
         assert_eq!(face_names("m2/F").unwrap_or_default(), ["m2/F"]);
         assert!(face_names("m2").is_err() && face_names("m2/Q").is_err());
+    }
+
+    /// A face met with a known roll (and a small swing off the axis) gives that roll back,
+    /// with its sign; a keyed quarter turn reads as 90°.
+    #[test]
+    fn a_keyless_face_reads_the_roll_it_meets_its_partner_with() {
+        for roll in [-150.0f64, -30.0, 0.0, 12.5, 89.0, 170.0] {
+            let own_in_partner = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), 2f64.to_radians())
+                * UnitQuaternion::from_axis_angle(&Vector3::x_axis(), roll.to_radians())
+                * UnitQuaternion::from_axis_angle(&Vector3::z_axis(), std::f64::consts::PI);
+            let face = Isometry3::from_parts(Translation3::new(0.004, 0.0, 0.0), own_in_partner.inverse());
+            let got = wheel_roll(&face);
+            assert!((got - roll).abs() < 0.1, "{roll}: {got}");
+        }
+        assert!(on_wheel("F").unwrap_or(false) && !on_wheel("BS").unwrap_or(true));
     }
 
     #[test]

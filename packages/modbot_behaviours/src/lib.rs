@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod assembly;
 pub mod docking;
 pub mod friction_probe;
 pub mod lockon;
