@@ -11,6 +11,7 @@ use modbot_app::assemble::{
     AssemblyOutcome, Configuration, Fleet, LATCH, Rereferenced, SIMULATED_MU1, assemble, drive_for, fleet_simulator,
     port, reassemble,
 };
+use modbot_behaviours::assembly::{Assembly, AssemblyOrder, AssemblyState};
 use modbot_core::Scenario;
 use modbot_core::{ModuleCatalog, Topology};
 use modbot_gaits::Controller;
@@ -474,16 +475,11 @@ fn drive_modules(
     }
 }
 
-/// The assembly as a state machine on the robot interface (issue 49, record 0059): the six
-/// modules of the mission's world, each seeing only its own sensors (its camera on the
-/// modelled landmarks and the other modules' DetPoints, its IMU, its docking sensors and
-/// connectors), assemble; every role latches by its connector to the face the role table
-/// names, the simulator holds one tree, and the configuration stands, trots or drives as the
-/// shipped robot does (the independent answer: the robot file's own kinematics).
-fn assemble_on_the_interface(configuration: &str) {
+/// The mission world's six modules on the embedded binding (standard sensor models, seed
+/// 7), settled; their roles from their true start poses; an order for `configuration` with
+/// the world's tagged objects as the landmarks and the true starts as the modelled ones.
+fn interface_fleet(configuration: &str) -> (modbot_sim::EmbeddedModules, RoleAssignment, AssemblyOrder, f64) {
     use modbot_app::embedded::{NOISE, tagged_objects, wheelfoot_modules};
-    use modbot_behaviours::assembly::{Assembly, AssemblyOrder, AssemblyState};
-    use modbot_behaviours::interface::{ConnectorState, Modules};
     use modbot_sim::embedded::SensorModels;
     let world = mission();
     let mut m = wheelfoot_modules(&world, SensorModels::standard(), NOISE, 7).unwrap();
@@ -512,41 +508,59 @@ fn assemble_on_the_interface(configuration: &str) {
         starts: truth.iter().enumerate().map(|(i, p)| (i, [p.x, p.y])).collect(),
         connected: Vec::new(),
     };
-    let mut assembly = Assembly::new(&m, order).unwrap();
-    let wall = std::time::Instant::now();
-    let mut t = 0.5;
+    (m, roles, order, lying_com_z)
+}
+
+/// Ticks a state machine on `m` every 10 ms until `tick` says it is done (Ok) or failed
+/// (panics), printing its state whenever it changes (up to a parenthesis); at most
+/// `limit_s` simulated seconds.
+fn run_machine(
+    m: &mut modbot_sim::EmbeddedModules,
+    limit_s: f64,
+    tick: &mut dyn FnMut(&mut modbot_sim::EmbeddedModules) -> (String, Option<Result<(), String>>),
+) -> f64 {
+    let t0 = m.simulator().time();
+    let mut t = t0;
     let mut last = String::new();
     loop {
-        let state = assembly.tick(&mut m).clone();
-        let roles_now: Vec<String> = assembly
-            .role_states()
-            .iter()
-            .map(|(r, s)| format!("#{r} {s}"))
-            .collect();
-        let now = format!("{state} | {}", roles_now.join("; "));
+        let (now, end) = tick(m);
         if now.split(" (").next() != last.split(" (").next() {
             eprintln!("{t:7.2} s  {now}");
         }
         last = now;
-        match state {
-            AssemblyState::Assembled => break,
-            AssemblyState::Failed { .. } => panic!("{state}"),
-            _ => {}
+        match end {
+            Some(Ok(())) => return t,
+            Some(Err(e)) => panic!("{e}"),
+            None => {}
         }
-        assert!(t < 900.0, "not assembled in 900 s: {state}");
+        assert!(t - t0 < limit_s, "not done in {limit_s} s: {last}");
         t += 0.01;
         m.advance_to(t).unwrap();
     }
-    eprintln!(
-        "assembled ({configuration}) at {:.1} s, complete {:.1} s, wall {:.1} s",
-        t,
-        assembly.complete_s(),
-        wall.elapsed().as_secs_f64()
-    );
-    for r in assembly.records() {
-        eprintln!("{r:?}");
-    }
-    // Every role latched to the face its role table names, on both sides.
+}
+
+/// Runs an assembly on `m` to its end.
+fn run_assembly(m: &mut modbot_sim::EmbeddedModules, assembly: &mut Assembly) -> f64 {
+    run_machine(m, 900.0, &mut |m| {
+        let state = assembly.tick(m).clone();
+        let roles: Vec<String> = assembly
+            .role_states()
+            .iter()
+            .map(|(r, s)| format!("#{r} {s}"))
+            .collect();
+        let end = match &state {
+            AssemblyState::Assembled => Some(Ok(())),
+            AssemblyState::Failed { .. } => Some(Err(state.to_string())),
+            _ => None,
+        };
+        (format!("{state} | {}", roles.join("; ")), end)
+    })
+}
+
+/// Every role of `configuration` latched to the face its role table names, on both sides,
+/// and the simulator holding one tree.
+fn all_latched(m: &modbot_sim::EmbeddedModules, roles: &RoleAssignment, configuration: &str) {
+    use modbot_behaviours::interface::{ConnectorState, Modules};
     for role in 2..=6 {
         let target = modbot_planner::assembly::role_target(configuration, role).unwrap();
         let own = m.module_ref(roles.modules[role - 1]).unwrap();
@@ -560,6 +574,29 @@ fn assemble_on_the_interface(configuration: &str) {
         );
     }
     assert_eq!(m.simulator().link_groups().len(), 1, "all six modules move as one tree");
+}
+
+/// The assembly as a state machine on the robot interface (issue 49, record 0059): the six
+/// modules of the mission's world, each seeing only its own sensors (its camera on the
+/// modelled landmarks and the other modules' DetPoints, its IMU, its docking sensors and
+/// connectors), assemble; every role latches by its connector to the face the role table
+/// names, the simulator holds one tree, and the configuration stands, trots or drives as the
+/// shipped robot does (the independent answer: the robot file's own kinematics).
+fn assemble_on_the_interface(configuration: &str) {
+    let (mut m, roles, order, lying_com_z) = interface_fleet(configuration);
+    let mut assembly = Assembly::new(&m, order).unwrap();
+    let wall = std::time::Instant::now();
+    let t = run_assembly(&mut m, &mut assembly);
+    eprintln!(
+        "assembled ({configuration}) at {:.1} s, complete {:.1} s, wall {:.1} s",
+        t,
+        assembly.complete_s(),
+        wall.elapsed().as_secs_f64()
+    );
+    for r in assembly.records() {
+        eprintln!("{r:?}");
+    }
+    all_latched(&m, &roles, configuration);
     let joints = assembly.configuration_joints().unwrap().clone();
     let base = roles.modules[0];
     if configuration == "quadruped" {
@@ -594,26 +631,84 @@ fn assemble_on_the_interface(configuration: &str) {
             per_cycle(&shipped_trotted)
         );
     } else {
-        let mut straight = WheeledDrive::new(
-            "drive",
-            joints.role_joints(),
-            joints.count(),
-            WheeledPose::Normal,
-            WheelCommand::Straight(WHEEL_DEG_S),
-            1.0,
-        );
-        let drove = drive_modules(&mut m, &joints, &mut straight, base, 3.0);
-        let shipped = shipped_wheeled();
-        eprintln!(
-            "on the interface: CoM {:.4} m, drove {:.4} m in 3 s; shipped: CoM {:.4} m, {:.4} m",
-            drove.com_z, drove.advance_m, shipped.com_z, shipped.advance_m
-        );
-        assert!((drove.com_z - shipped.com_z).abs() < 0.003, "{drove:?} {shipped:?}");
-        assert!(
-            (drove.advance_m / shipped.advance_m - 1.0).abs() < 0.2,
-            "{drove:?} {shipped:?}"
-        );
+        drives_as_shipped(&mut m, &joints, base);
     }
+}
+
+/// The assembled wheeled vehicle drives straight 3 s as the shipped one does.
+fn drives_as_shipped(
+    m: &mut modbot_sim::EmbeddedModules,
+    joints: &modbot_behaviours::assembly::ConfigurationJoints,
+    base: usize,
+) {
+    let mut straight = WheeledDrive::new(
+        "drive",
+        joints.role_joints(),
+        joints.count(),
+        WheeledPose::Normal,
+        WheelCommand::Straight(WHEEL_DEG_S),
+        1.0,
+    );
+    let drove = drive_modules(m, joints, &mut straight, base, 3.0);
+    let shipped = shipped_wheeled();
+    eprintln!(
+        "on the interface: CoM {:.4} m, drove {:.4} m in 3 s; shipped: CoM {:.4} m, {:.4} m",
+        drove.com_z, drove.advance_m, shipped.com_z, shipped.advance_m
+    );
+    assert!((drove.com_z - shipped.com_z).abs() < 0.003, "{drove:?} {shipped:?}");
+    assert!(
+        (drove.advance_m / shipped.advance_m - 1.0).abs() < 0.2,
+        "{drove:?} {shipped:?}"
+    );
+}
+
+/// Reassembly on the robot interface (§5.2, record 0059): the quadruped assembled on the
+/// interface puts its feet down, its legs open their connectors and step out backward, and
+/// they assemble the wheeled vehicle with Roles #1 and #2 still joined; the legs moved, every
+/// role is latched as the wheeled table says, and the vehicle drives as the shipped one does.
+#[test]
+fn the_quadruped_reassembles_into_a_wheeled_vehicle_on_the_robot_interface() {
+    use modbot_behaviours::reassembly::{Reassembly, ReassemblyState};
+    let (mut m, roles, order, _) = interface_fleet("quadruped");
+    let mut assembly = Assembly::new(&m, order.clone()).unwrap();
+    let t_quad = run_assembly(&mut m, &mut assembly);
+    let leg_at = |m: &modbot_sim::EmbeddedModules, role: usize| {
+        m.simulator().link_poses()[foot_of(m, roles.modules[role - 1])]
+            .translation
+            .vector
+    };
+    let before: Vec<_> = (3..=6).map(|r| leg_at(&m, r)).collect();
+    let mut again = Reassembly::new(
+        "quadruped",
+        AssemblyOrder {
+            configuration: "wheeled".into(),
+            starts: Default::default(),
+            role1_xy: assembly.role1_estimate().unwrap(),
+            ..order
+        },
+    )
+    .unwrap();
+    let t = run_machine(&mut m, 900.0, &mut |m| {
+        let state = again.tick(m).clone();
+        let roles: Vec<String> = again
+            .assembly()
+            .map(|a| a.role_states().iter().map(|(r, s)| format!("#{r} {s}")).collect())
+            .unwrap_or_default();
+        let end = match &state {
+            ReassemblyState::Assembled => Some(Ok(())),
+            ReassemblyState::Failed { .. } => Some(Err(state.to_string())),
+            _ => None,
+        };
+        (format!("{state} | {}", roles.join("; ")), end)
+    });
+    eprintln!("reassembled in {:.1} s from {t_quad:.1} s", t - t_quad);
+    all_latched(&m, &roles, "wheeled");
+    for (r, b) in (3..=6).zip(before) {
+        let a = leg_at(&m, r);
+        assert!((a - b).xy().norm() > 0.05, "Role#{r} did not move");
+    }
+    let joints = again.assembly().unwrap().configuration_joints().unwrap().clone();
+    drives_as_shipped(&mut m, &joints, roles.modules[0]);
 }
 
 #[test]

@@ -5,6 +5,7 @@ pub mod docking;
 pub mod friction_probe;
 pub mod lockon;
 pub mod mast;
+pub mod reassembly;
 pub mod scan;
 
 pub use friction_probe::{FrictionProbe, ProbeState};
