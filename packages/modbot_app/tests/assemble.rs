@@ -511,13 +511,16 @@ fn interface_fleet(configuration: &str) -> (modbot_sim::EmbeddedModules, RoleAss
     (m, roles, order, lying_com_z)
 }
 
+/// What one tick of a state machine says: its state, and its end (Ok, or Err with why).
+type MachineTick = (String, Option<Result<(), String>>);
+
 /// Ticks a state machine on `m` every 10 ms until `tick` says it is done (Ok) or failed
 /// (panics), printing its state whenever it changes (up to a parenthesis); at most
 /// `limit_s` simulated seconds.
 fn run_machine(
     m: &mut modbot_sim::EmbeddedModules,
     limit_s: f64,
-    tick: &mut dyn FnMut(&mut modbot_sim::EmbeddedModules) -> (String, Option<Result<(), String>>),
+    tick: &mut dyn FnMut(&mut modbot_sim::EmbeddedModules) -> MachineTick,
 ) -> f64 {
     let t0 = m.simulator().time();
     let mut t = t0;
