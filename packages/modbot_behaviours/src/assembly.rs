@@ -429,6 +429,9 @@ struct Role {
     dock: Option<Docking>,
     joints: Option<ModuleJoints>,
     record: RoleRecord,
+    /// The partner's face in the own port's frame as the docking sensor last saw it before
+    /// the latch.
+    face_at_latch: Option<Isometry3<f64>>,
 }
 
 /// What a module knows of the others this tick.
@@ -524,6 +527,7 @@ impl Assembly {
                 goto: None,
                 dock: None,
                 joints: None,
+                face_at_latch: None,
                 record: RoleRecord {
                     role,
                     module,
@@ -571,6 +575,17 @@ impl Assembly {
     /// The configuration's joints, once all are docked.
     pub fn configuration_joints(&self) -> Option<&ConfigurationJoints> {
         self.init.as_ref().map(|(j, _, _)| j)
+    }
+
+    /// Role#2's foot in Role#1's foot frame as Role#2's docking sensor saw the two faces
+    /// when they latched (the latch holds them as they were, within its capture range);
+    /// `None` when Role#2 did not dock in this assembly.
+    pub fn role2_foot_in_role1(&self) -> Option<Isometry3<f64>> {
+        let r2 = self.roles.first()?;
+        let face = r2.face_at_latch?;
+        let own = crate::docking::port_in_foot(r2.target.port).ok()?;
+        let partner = crate::docking::port_in_foot(r2.target.partner_port).ok()?;
+        Some((own * face * partner.inverse()).inverse())
     }
 
     /// Role#1's reference point as its camera places it.
@@ -906,6 +921,7 @@ impl Role {
                 let fj = io.joint_states().map_err(|e| (role, e.to_string()))?.position[joints.fj];
                 self.record.fj_at_dock_deg = fj.to_degrees();
                 self.record.docked_s = now;
+                self.face_at_latch = dock.face_at_latch();
                 if on_wheel(self.target.port).map_err(|e| (role, e))? {
                     let face = dock
                         .last_face()

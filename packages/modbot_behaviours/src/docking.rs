@@ -251,6 +251,8 @@ pub struct Docking {
     latch_since: Option<f64>,
     /// The partner's face as the sensor last saw it (own port frame).
     last_face: Option<Isometry3<f64>>,
+    /// The sensor's readings of the face (stamp, pose) from the foot's rest to the latch.
+    at_rest: Vec<(f64, Isometry3<f64>)>,
     state: DockingState,
 }
 
@@ -273,6 +275,7 @@ impl Docking {
             last_goal: None,
             latch_since: None,
             last_face: None,
+            at_rest: Vec::new(),
             state: DockingState::Idle,
         })
     }
@@ -286,6 +289,29 @@ impl Docking {
     /// the latch, while settling): what a keyless face's roll is read from ([`wheel_roll`]).
     pub fn last_face(&self) -> Option<&Isometry3<f64>> {
         self.last_face.as_ref()
+    }
+
+    /// The partner's face in the own port's frame while the module stood for the latch: the
+    /// mean position of the sensor's readings from the foot's rest to the latch (their noise
+    /// averaged; the latch holds the faces as they are), the last reading's rotation.
+    pub fn face_at_latch(&self) -> Option<Isometry3<f64>> {
+        let (_, last) = self.at_rest.last()?;
+        let n = self.at_rest.len() as f64;
+        let sum = self
+            .at_rest
+            .iter()
+            .fold(Vector3::zeros(), |a, (_, p)| a + p.translation.vector);
+        Some(Isometry3::from_parts(Translation3::from(sum / n), last.rotation))
+    }
+
+    /// Keeps a reading taken while the module stands for the latch (each stamp once).
+    fn keep_at_rest(&mut self, r: Option<crate::interface::DockingReading>) {
+        if let Some(r) = r {
+            self.last_face = Some(r.pose);
+            if self.at_rest.last().is_none_or(|(s, _)| r.stamp > *s) {
+                self.at_rest.push((r.stamp, r.pose));
+            }
+        }
     }
 
     /// One tick on `io`. Once `Docked` or `Failed` it stays, commanding nothing; a docking
@@ -344,9 +370,8 @@ impl Docking {
                 }
                 if at_rest {
                     // The face as it is at the latch (a keyless face latches at this roll).
-                    if let Some(r) = self.partner_reading(io)? {
-                        self.last_face = Some(r.pose);
-                    }
+                    let r = self.partner_reading(io)?;
+                    self.keep_at_rest(r);
                     io.engage(&self.order.port).map_err(|e| e.to_string())?;
                     self.latch_since = Some(now);
                     self.state = DockingState::Latching;
@@ -441,6 +466,9 @@ impl Docking {
     /// Waits for the connector: latched, done; failed, engaged again until the retry time.
     fn latch(&mut self, io: &mut dyn Module, now: f64, hold: &[JointTarget]) -> Result<(), String> {
         io.command(hold).map_err(|e| e.to_string())?;
+        // The face as it is while the latch closes (it holds the faces as they are then).
+        let r = self.partner_reading(io)?;
+        self.keep_at_rest(r);
         let status = io.connector(&self.order.port).map_err(|e| e.to_string())?;
         match status.state {
             ConnectorState::Latched => {

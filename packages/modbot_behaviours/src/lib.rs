@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod assembly;
+pub mod configuration;
 pub mod docking;
 pub mod friction_probe;
 pub mod lockon;

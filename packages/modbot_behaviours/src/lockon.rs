@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use modbot_gaits::modular::wrap_rad;
-use nalgebra::{Isometry3, Translation3};
+use nalgebra::{Isometry3, Translation3, Vector3};
 
 use crate::SENSOR_TIMEOUT_S;
 use crate::interface::{JointTarget, Module, Result as RobotResult, RobotError, fresh};
@@ -47,19 +47,29 @@ pub enum Landmark {
     Floating,
 }
 
-/// A lone module's camera on its landmarks.
-pub struct LockOn {
+/// One camera of a lock-on: a module's mast, and where that module's foot is from the
+/// reference foot's.
+struct Eye {
     view: MastView,
     pan: usize,
     tilt: usize,
+    pan_target: f64,
+    last_frame: f64,
+    /// This module's foot origin in the reference module's foot frame, m (zero for the
+    /// reference module itself).
+    offset: Vector3<f64>,
+}
+
+/// Cameras locked on landmarks: a lone module's own, or a configuration's body modules'
+/// (Role#1's, the reference, and Role#2's, whose foot is joined to Role#1's).
+pub struct LockOn {
+    eyes: Vec<Eye>,
     landmarks: BTreeMap<String, ([f64; 2], Landmark)>,
     object: Option<String>,
     recent: VecDeque<[f64; 2]>,
     estimate: Option<[f64; 2]>,
-    last_frame: f64,
     last_seen_s: f64,
     last_anchored_s: f64,
-    pan_target: f64,
     /// Frames in which some landmark was in view.
     pub sightings: usize,
     /// Frames looked at.
@@ -70,16 +80,40 @@ impl LockOn {
     /// The lock-on of a lone wheel-foot module with joints `joint_names` on `landmarks`
     /// (world x, y by tag id; all primary).
     pub fn new(joint_names: &[String], landmarks: BTreeMap<String, [f64; 2]>) -> Result<LockOn, String> {
-        let find = |j: &str| {
-            joint_names
-                .iter()
-                .position(|n| n == j)
-                .ok_or_else(|| format!("no joint `{j}`"))
-        };
+        LockOn::with_eyes(&[(joint_names, Vector3::zeros())], landmarks)
+    }
+
+    /// The lock-on of several modules' cameras: each module's joints and its foot origin in
+    /// the first one's foot frame (the first is the reference: its foot is the point
+    /// estimated, its IMU the attitude).
+    pub fn with_eyes(
+        eyes: &[(&[String], Vector3<f64>)],
+        landmarks: BTreeMap<String, [f64; 2]>,
+    ) -> Result<LockOn, String> {
+        if eyes.is_empty() {
+            return Err("a lock-on needs a camera".into());
+        }
+        let eyes = eyes
+            .iter()
+            .map(|(names, offset)| {
+                let find = |j: &str| {
+                    names
+                        .iter()
+                        .position(|n| n == j)
+                        .ok_or_else(|| format!("no joint `{j}`"))
+                };
+                Ok(Eye {
+                    view: MastView::new(names)?,
+                    pan: find(PAN)?,
+                    tilt: find(TILT)?,
+                    pan_target: 0.0,
+                    last_frame: f64::NEG_INFINITY,
+                    offset: *offset,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         Ok(LockOn {
-            view: MastView::new(joint_names)?,
-            pan: find(PAN)?,
-            tilt: find(TILT)?,
+            eyes,
             landmarks: landmarks
                 .into_iter()
                 .map(|(k, xy)| (k, (xy, Landmark::Primary)))
@@ -87,10 +121,8 @@ impl LockOn {
             object: None,
             recent: VecDeque::with_capacity(WINDOW),
             estimate: None,
-            last_frame: f64::NEG_INFINITY,
             last_seen_s: f64::NEG_INFINITY,
             last_anchored_s: f64::NEG_INFINITY,
-            pan_target: 0.0,
             sightings: 0,
             looks: 0,
         })
@@ -133,53 +165,85 @@ impl LockOn {
         self.estimate
     }
 
-    /// The base pose a controller sees: the estimate with the IMU's newest attitude.
+    /// The base pose a controller sees: the estimate with the reference IMU's newest
+    /// attitude.
     pub fn base(&self) -> Option<Isometry3<f64>> {
         let e = self.estimate?;
-        let attitude = self.view.attitude_now()?;
+        let attitude = self.eyes[0].view.attitude_now()?;
         Some(Isometry3::from_parts(Translation3::new(e[0], e[1], 0.0), attitude))
     }
 
-    /// Reads the module's joints, IMU and newest frame; a new frame updates the estimate and
-    /// the pan.
+    /// The reference module's newest compass heading, rad.
+    pub fn compass(&self) -> Option<f64> {
+        self.eyes[0].view.compass_now()
+    }
+
+    /// A lone module: reads its joints, IMU and newest frame; a new frame updates the
+    /// estimate and the pan.
     pub fn update(&mut self, io: &dyn Module) -> RobotResult<()> {
-        let now = io.now();
-        let js = io.joint_states()?;
-        let imu = io.imu()?;
-        fresh("joint_states", Some(js.stamp), now, SENSOR_TIMEOUT_S)?;
-        fresh("imu", Some(imu.stamp), now, SENSOR_TIMEOUT_S)?;
-        self.view.observe(&js, &imu);
-        let Some(frame) = io.tags()? else {
-            return Ok(());
-        };
-        if frame.stamp <= self.last_frame {
-            return Ok(());
+        self.update_eyes(&[io])
+    }
+
+    /// Reads each camera's module (`modules[k]` is eye k's) and its newest frame; new frames
+    /// update the estimate and the pans.
+    pub fn update_eyes(&mut self, modules: &[&dyn Module]) -> RobotResult<()> {
+        if modules.len() != self.eyes.len() {
+            return Err(RobotError::Binding(format!(
+                "{} modules for {} cameras",
+                modules.len(),
+                self.eyes.len()
+            )));
         }
-        self.last_frame = frame.stamp;
-        self.looks += 1;
-        let (mut primary, mut secondary, mut anchored) = (Vec::new(), Vec::new(), false);
-        for d in &frame.detections {
-            let Some(&(xy, kind)) = self.landmarks.get(&d.id) else {
-                continue;
-            };
-            let v = self
-                .view
-                .world_vector_tilted(&d.position, frame.stamp)
-                .map_err(RobotError::Binding)?;
-            let Some(v) = v else {
-                continue;
-            };
-            let placed = [xy[0] - v.x, xy[1] - v.y];
-            match kind {
-                Landmark::Primary => primary.push(placed),
-                Landmark::Secondary => {
-                    secondary.push(placed);
-                    anchored = true;
-                }
-                Landmark::Floating => secondary.push(placed),
+        let mut frames = Vec::new();
+        for (k, io) in modules.iter().enumerate() {
+            let now = io.now();
+            let js = io.joint_states()?;
+            let imu = io.imu()?;
+            fresh("joint_states", Some(js.stamp), now, SENSOR_TIMEOUT_S)?;
+            fresh("imu", Some(imu.stamp), now, SENSOR_TIMEOUT_S)?;
+            self.eyes[k].view.observe(&js, &imu);
+            if let Some(frame) = io.tags()?
+                && frame.stamp > self.eyes[k].last_frame
+            {
+                self.eyes[k].last_frame = frame.stamp;
+                frames.push((k, frame));
             }
         }
-        self.aim(&frame.detections, frame.stamp);
+        let (mut primary, mut secondary, mut anchored) = (Vec::new(), Vec::new(), false);
+        let mut newest = f64::NEG_INFINITY;
+        for (k, frame) in &frames {
+            self.looks += 1;
+            newest = newest.max(frame.stamp);
+            // The vector from the reference foot to this module's foot, world axes, at the
+            // capture (the reference's attitude then).
+            let to_foot = self.eyes[0]
+                .view
+                .attitude_at(frame.stamp)
+                .map(|a| a * self.eyes[*k].offset);
+            for d in &frame.detections {
+                let Some(&(xy, kind)) = self.landmarks.get(&d.id) else {
+                    continue;
+                };
+                let v = self.eyes[*k]
+                    .view
+                    .world_vector_tilted(&d.position, frame.stamp)
+                    .map_err(RobotError::Binding)?;
+                let (Some(v), Some(to_foot)) = (v, to_foot) else {
+                    continue;
+                };
+                let v = v + to_foot;
+                let placed = [xy[0] - v.x, xy[1] - v.y];
+                match kind {
+                    Landmark::Primary => primary.push(placed),
+                    Landmark::Secondary => {
+                        secondary.push(placed);
+                        anchored = true;
+                    }
+                    Landmark::Floating => secondary.push(placed),
+                }
+            }
+            self.aim(*k, &frame.detections, frame.stamp);
+        }
         let used = if primary.is_empty() {
             secondary
         } else {
@@ -190,9 +254,9 @@ impl LockOn {
             return Ok(());
         }
         self.sightings += 1;
-        self.last_seen_s = frame.stamp;
+        self.last_seen_s = newest;
         if anchored {
-            self.last_anchored_s = frame.stamp;
+            self.last_anchored_s = newest;
         }
         if self.recent.len() == WINDOW {
             self.recent.pop_front();
@@ -202,28 +266,42 @@ impl LockOn {
         Ok(())
     }
 
-    /// The pan onto the preferred landmark in view, else the nearest one, else searching.
-    fn aim(&mut self, seen: &[crate::interface::TagDetection], stamp: f64) {
+    /// Eye k's pan onto the preferred landmark in view, else the nearest one, else searching.
+    fn aim(&mut self, k: usize, seen: &[crate::interface::TagDetection], stamp: f64) {
         let name = self.object.clone().unwrap_or_default();
         let centre = seen.iter().find(|d| d.id == name).or_else(|| {
             seen.iter()
                 .filter(|d| self.landmarks.contains_key(&d.id))
                 .min_by(|a, b| a.range_m().total_cmp(&b.range_m()))
         });
-        let pan_then = self.view.joint_at(PAN, stamp).unwrap_or(self.pan_target);
+        let last_seen_s = self.last_seen_s;
+        let eye = &mut self.eyes[k];
+        let pan_then = eye.view.joint_at(PAN, stamp).unwrap_or(eye.pan_target);
         match centre {
-            Some(d) => self.pan_target = wrap_rad(pan_then + d.bearing_rad()),
-            None if stamp - self.last_seen_s > LOST_AFTER_S => {
-                self.pan_target = wrap_rad(self.pan_target + SEARCH_STEP_DEG.to_radians());
+            Some(d) => eye.pan_target = wrap_rad(pan_then + d.bearing_rad()),
+            None if stamp - last_seen_s > LOST_AFTER_S => {
+                eye.pan_target = wrap_rad(eye.pan_target + SEARCH_STEP_DEG.to_radians());
             }
             None => {}
         }
     }
 
-    /// Writes the camera's pan and tilt targets.
+    /// A lone module: writes its camera's pan and tilt targets.
     pub fn command(&self, out: &mut [JointTarget]) {
-        out[self.pan] = JointTarget::Position(self.pan_target);
-        out[self.tilt] = JointTarget::Position(0.0);
+        self.command_eye(0, out);
+    }
+
+    /// Writes eye k's pan and tilt targets into its module's command.
+    pub fn command_eye(&self, k: usize, out: &mut [JointTarget]) {
+        if let Some(e) = self.eyes.get(k) {
+            out[e.pan] = JointTarget::Position(e.pan_target);
+            out[e.tilt] = JointTarget::Position(0.0);
+        }
+    }
+
+    /// Eye k's pan target, rad.
+    pub fn pan_target(&self, k: usize) -> Option<f64> {
+        self.eyes.get(k).map(|e| e.pan_target)
     }
 }
 
