@@ -611,7 +611,7 @@ fn assemble_on_the_interface(configuration: &str) {
         .unwrap()
         .translation
         .vector;
-    let off = |p: &nalgebra::Vector3<f64>| (truth - p).xy().norm();
+    let off = |p: &Vector3<f64>| (truth - p).xy().norm();
     eprintln!(
         "Role#2's foot: {:.4} m from where the docking sensor put it, {:.4} m from the catalog's ({truth:?} {seen:?})",
         off(&seen),
