@@ -4,6 +4,7 @@ pub mod assemble;
 pub mod closed_loop;
 pub mod controller;
 pub mod embedded;
+pub mod embedded_mission;
 pub mod error;
 pub mod evaluate;
 pub mod friction;

@@ -168,6 +168,35 @@ pub struct MissionReport {
     /// Every dock made and broken, in order (what Gazebo's DetachableJoint systems are to
     /// do in the same run: record 0051).
     pub docks: Vec<DockEvent>,
+    /// The execution's states as they changed: (simulated time, s; the state). Empty for a
+    /// mission on the lock-step seam.
+    pub timeline: Vec<(f64, String)>,
+}
+
+impl MissionReport {
+    /// The report of a mission of `world` not yet run.
+    pub(crate) fn empty(world: &Scenario) -> MissionReport {
+        MissionReport {
+            world: world.name.clone(),
+            phases: Vec::new(),
+            reached: false,
+            final_distance_m: f64::NAN,
+            final_heading_error_deg: f64::NAN,
+            failure: None,
+            friction_mu: None,
+            roles: Vec::new(),
+            plan: Vec::new(),
+            searched_configurations: Vec::new(),
+            trajectories: Vec::new(),
+            target_m: [f64::NAN; 2],
+            objects: BTreeMap::new(),
+            sim_s: 0.0,
+            localisation_error_m: Vec::new(),
+            staging_localisation_error_m: Vec::new(),
+            docks: Vec::new(),
+            timeline: Vec::new(),
+        }
+    }
 }
 
 /// A dock made or broken during the mission.
@@ -261,14 +290,14 @@ pub fn seeded_layout(world: &Scenario, seed: u64) -> Result<Scenario, String> {
 }
 
 /// Samples every module's reference point at [`TRAJECTORY_HZ`].
-struct Tracker {
-    fleet: Fleet,
-    next_s: f64,
-    tracks: Vec<Vec<[f64; 4]>>,
+pub(crate) struct Tracker {
+    pub(crate) fleet: Fleet,
+    pub(crate) next_s: f64,
+    pub(crate) tracks: Vec<Vec<[f64; 4]>>,
 }
 
 impl Tracker {
-    fn observe(&mut self, sim: &dyn Plant) {
+    pub(crate) fn observe(&mut self, sim: &dyn Plant) {
         let t = sim.time();
         if t + 1e-9 < self.next_s {
             return;
@@ -282,20 +311,34 @@ impl Tracker {
 }
 
 /// The mission's bookkeeping of phases.
-struct Phases<'a> {
-    logs: Vec<PhaseLog>,
+pub(crate) struct Phases<'a> {
+    pub(crate) logs: Vec<PhaseLog>,
     /// At each row reached, how far the cameras' position was from the simulator's, m.
-    localisation: Vec<f64>,
+    pub(crate) localisation: Vec<f64>,
     /// At each staging point reached, how far the walking module's camera was off in
     /// Role#1's frame, m.
-    staging_localisation: Vec<f64>,
+    pub(crate) staging_localisation: Vec<f64>,
     /// Docks made and broken.
-    docks: Vec<DockEvent>,
-    progress: &'a mut dyn FnMut(&PhaseLog),
+    pub(crate) docks: Vec<DockEvent>,
+    pub(crate) progress: &'a mut dyn FnMut(&PhaseLog),
 }
 
 impl Phases<'_> {
-    fn close(&mut self, phase: &str, start_s: f64, end_s: f64, result: Result<String, String>) -> Result<(), String> {
+    /// Logs `phase` as failed with `reason`; the mission's error.
+    pub(crate) fn failed(&mut self, phase: &str, start_s: f64, end_s: f64, reason: String) -> String {
+        match self.close(phase, start_s, end_s, Err(reason)) {
+            Err(e) => e,
+            Ok(()) => format!("{phase} failed"),
+        }
+    }
+
+    pub(crate) fn close(
+        &mut self,
+        phase: &str,
+        start_s: f64,
+        end_s: f64,
+        result: Result<String, String>,
+    ) -> Result<(), String> {
         let (outcome, detail) = match &result {
             Ok(d) => ("ok", d.clone()),
             Err(e) => ("failed", e.clone()),
@@ -358,25 +401,7 @@ pub fn run_mission_on(
         docks: Vec::new(),
         progress,
     };
-    let mut report = MissionReport {
-        world: world.name.clone(),
-        phases: Vec::new(),
-        reached: false,
-        final_distance_m: f64::NAN,
-        final_heading_error_deg: f64::NAN,
-        failure: None,
-        friction_mu: None,
-        roles: Vec::new(),
-        plan: Vec::new(),
-        searched_configurations: Vec::new(),
-        trajectories: Vec::new(),
-        target_m: [f64::NAN; 2],
-        objects: BTreeMap::new(),
-        sim_s: 0.0,
-        localisation_error_m: Vec::new(),
-        staging_localisation_error_m: Vec::new(),
-        docks: Vec::new(),
-    };
+    let mut report = MissionReport::empty(world);
     let outcome = mission_phases(
         world,
         settings,
@@ -418,24 +443,7 @@ fn mission_phases(
     phases: &mut Phases<'_>,
     report: &mut MissionReport,
 ) -> Result<(), String> {
-    let catalog = ModuleCatalog::builtin();
-    // 1. Friction: Module#1 walks its five low steps on the world's ground, alone (record 0049).
-    let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
-    let walk = crate::friction::estimate_friction(topology, world, BandEdges::Thesis);
-    let t = sim.time();
-    let (mu, detail) = match walk {
-        Ok(w) => (
-            w.estimate.mu,
-            Ok(format!(
-                "mean of the step maxima {:.3} → μ {}",
-                w.estimate.mean,
-                w.estimate.mu.map_or("none".into(), |m| format!("{m:.1}"))
-            )),
-        ),
-        Err(e) => (None, Err(e)),
-    };
-    phases.close("friction", t, t, detail)?;
-    report.friction_mu = mu;
+    friction_phase(world, sim.time(), phases, report)?;
     // The position controller plans with the steps measured in this simulator at μ = 1.0,
     // the only band we have measured them for (record 0049).
     let table: StepTable = SIMULATED_MU1;
@@ -456,152 +464,15 @@ fn mission_phases(
         Ok(format!("{} readings, {seen} things seen", scan.captures.len())),
     )?;
 
-    // 3. Modelling: positions relative to Module#1, placed in the world at Module#1's pose.
-    let t = sim.time();
-    let scene = model(&scan.scans).map_err(|e| e.to_string());
-    let scene = match scene {
-        Ok(s) => s,
-        Err(e) => return phases.close("modelling", t, t, Err(e)),
-    };
+    // 3.–5. Modelling, roles and the plan, Module#1's pose the world's origin.
     let origin = fleet.pose(sim, 0);
-    let unplaced: Vec<String> = scene
-        .modules
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.is_none())
-        .map(|(i, _)| format!("Module#{}", i + 1))
-        .collect();
-    if !unplaced.is_empty() {
-        return phases.close(
-            "modelling",
-            t,
-            t,
-            Err(format!("not placed by any scan: {}", unplaced.join(", "))),
-        );
-    }
-    let placed: Vec<Pose2> = scene
-        .modules
-        .iter()
-        .flatten()
-        .map(|p| Pose2 {
-            x: origin.x + p.position[0],
-            y: origin.y + p.position[1],
-            yaw: p.heading,
-        })
-        .collect();
-    let objects: BTreeMap<String, [f64; 2]> = scene
-        .objects
-        .iter()
-        .map(|(name, (_, p))| (name.clone(), [origin.x + p.position[0], origin.y + p.position[1]]))
-        .collect();
-    report.objects = objects.clone();
-    phases.close(
-        "modelling",
-        t,
-        t,
-        Ok(format!(
-            "{} modules and {} objects placed in {} rounds",
-            placed.len(),
-            objects.len(),
-            scene.rounds
-        )),
-    )?;
-
-    // 4. Roles.
-    let roles = match distribute_roles(&placed, StagingOrigin::DetPoint) {
-        Ok(r) => r,
-        Err(e) => return phases.close("roles", t, t, Err(e.to_string())),
-    };
-    report.roles = roles.modules.to_vec();
-    phases.close(
-        "roles",
-        t,
-        t,
-        Ok((1..=6)
-            .map(|r| format!("Role#{r}=Module#{}", roles.modules[r - 1] + 1))
-            .collect::<Vec<_>>()
-            .join(" ")),
-    )?;
-
-    // 5. The plan, on the modelled world: the objects where the scan put them.
-    let mut modelled = world.clone();
-    for o in modelled.obstacles.iter_mut() {
-        match objects.get(&o.name) {
-            Some(p) => o.position_m = *p,
-            None => {
-                return phases.close(
-                    "plan",
-                    t,
-                    t,
-                    Err(format!("the scan did not see the obstacle `{}`", o.name)),
-                );
-            }
-        }
-    }
-    let target_name = world
-        .markers
-        .iter()
-        .find(|m| m.tag == modbot_core::scenario::Tag::Target)
-        .map(|m| m.name.clone())
-        .unwrap_or_else(|| "target".into());
-    let Some(&target) = objects.get(&target_name) else {
-        return phases.close(
-            "plan",
-            t,
-            t,
-            Err(format!("the scan did not see the target `{target_name}`")),
-        );
-    };
-    report.target_m = target;
-    modelled.goal = Some(target);
-    let mut plan = match source_decomposition(&modelled) {
-        Ok(p) => p,
-        Err(e) => return phases.close("plan", t, t, Err(e.to_string())),
-    };
-    // The approach before a pass-over stops farther back than the source's (record 0049).
-    for i in 1..plan.rows.len() {
-        if plan.rows[i].action == Action::PassOver && plan.rows[i - 1].action == Action::Drive {
-            plan.rows[i - 1].longitudinal_m = PASS_OVER_APPROACH_M;
-        }
-    }
-    report.plan = plan.rows.clone();
-    let mut template: Vec<String> = plan.rows.iter().map(|r| r.configuration.clone()).collect();
-    template.dedup();
-    report.searched_configurations = match search(&modelled) {
-        Ok(c) => c,
-        Err(e) => return phases.close("plan", t, t, Err(format!("the deliberative search: {e}"))),
-    };
-    if report.searched_configurations != template {
-        return phases.close(
-            "plan",
-            t,
-            t,
-            Err(format!(
-                "the deliberative search chose {:?}, the source's template {:?}",
-                report.searched_configurations, template
-            )),
-        );
-    }
-    phases.close(
-        "plan",
-        t,
-        t,
-        Ok(format!(
-            "{} rows: {}",
-            plan.rows.len(),
-            plan.rows
-                .iter()
-                .map(|r| format!(
-                    "[{}, {}, {:+.2}, {}]",
-                    r.configuration,
-                    r.reference,
-                    r.longitudinal_m,
-                    if r.ability { 1 } else { 0 }
-                ))
-                .collect::<Vec<_>>()
-                .join(" ")
-        )),
-    )?;
+    let Planned {
+        placed,
+        objects,
+        roles,
+        plan,
+        target_name,
+    } = plan_mission(world, &scan, origin, sim.time(), search, phases, report)?;
 
     // 6. Role#1 turns in place to face the way through the first row's reference (record
     // 0049): the configurations keep Role#1's heading, and neither the quadruped's position
@@ -670,6 +541,200 @@ fn mission_phases(
     )
 }
 
+/// What the modelling, the roles and the plan give the execution.
+pub(crate) struct Planned {
+    /// Each module as the modelling placed it (world frame).
+    pub(crate) placed: Vec<Pose2>,
+    /// Each tagged object's modelled position (world frame), m.
+    pub(crate) objects: BTreeMap<String, [f64; 2]>,
+    pub(crate) roles: RoleAssignment,
+    pub(crate) plan: StrategicPlan,
+    /// The target's tag id.
+    pub(crate) target_name: String,
+}
+
+/// Modelling (positions relative to Module#1, placed in the world at `origin`, Module#1's
+/// pose), roles and the plan (with the deliberative search's check), each a phase at `t`.
+pub(crate) fn plan_mission(
+    world: &Scenario,
+    scan: &crate::scan::ScanOutcome,
+    origin: Pose2,
+    t: f64,
+    search: &mut dyn FnMut(&Scenario) -> Result<Vec<String>, String>,
+    phases: &mut Phases<'_>,
+    report: &mut MissionReport,
+) -> Result<Planned, String> {
+    // 3. Modelling: positions relative to Module#1, placed in the world at Module#1's pose.
+    let scene = model(&scan.scans).map_err(|e| e.to_string());
+    let scene = match scene {
+        Ok(s) => s,
+        Err(e) => return Err(phases.failed("modelling", t, t, e)),
+    };
+    let unplaced: Vec<String> = scene
+        .modules
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.is_none())
+        .map(|(i, _)| format!("Module#{}", i + 1))
+        .collect();
+    if !unplaced.is_empty() {
+        return Err(phases.failed(
+            "modelling",
+            t,
+            t,
+            format!("not placed by any scan: {}", unplaced.join(", ")),
+        ));
+    }
+    let placed: Vec<Pose2> = scene
+        .modules
+        .iter()
+        .flatten()
+        .map(|p| Pose2 {
+            x: origin.x + p.position[0],
+            y: origin.y + p.position[1],
+            yaw: p.heading,
+        })
+        .collect();
+    let objects: BTreeMap<String, [f64; 2]> = scene
+        .objects
+        .iter()
+        .map(|(name, (_, p))| (name.clone(), [origin.x + p.position[0], origin.y + p.position[1]]))
+        .collect();
+    report.objects = objects.clone();
+    phases.close(
+        "modelling",
+        t,
+        t,
+        Ok(format!(
+            "{} modules and {} objects placed in {} rounds",
+            placed.len(),
+            objects.len(),
+            scene.rounds
+        )),
+    )?;
+
+    // 4. Roles.
+    let roles = match distribute_roles(&placed, StagingOrigin::DetPoint) {
+        Ok(r) => r,
+        Err(e) => return Err(phases.failed("roles", t, t, e.to_string())),
+    };
+    report.roles = roles.modules.to_vec();
+    phases.close(
+        "roles",
+        t,
+        t,
+        Ok((1..=6)
+            .map(|r| format!("Role#{r}=Module#{}", roles.modules[r - 1] + 1))
+            .collect::<Vec<_>>()
+            .join(" ")),
+    )?;
+
+    // 5. The plan, on the modelled world: the objects where the scan put them.
+    let mut modelled = world.clone();
+    for o in modelled.obstacles.iter_mut() {
+        match objects.get(&o.name) {
+            Some(p) => o.position_m = *p,
+            None => {
+                return Err(phases.failed("plan", t, t, format!("the scan did not see the obstacle `{}`", o.name)));
+            }
+        }
+    }
+    let target_name = world
+        .markers
+        .iter()
+        .find(|m| m.tag == modbot_core::scenario::Tag::Target)
+        .map(|m| m.name.clone())
+        .unwrap_or_else(|| "target".into());
+    let Some(&target) = objects.get(&target_name) else {
+        return Err(phases.failed("plan", t, t, format!("the scan did not see the target `{target_name}`")));
+    };
+    report.target_m = target;
+    modelled.goal = Some(target);
+    let mut plan = match source_decomposition(&modelled) {
+        Ok(p) => p,
+        Err(e) => return Err(phases.failed("plan", t, t, e.to_string())),
+    };
+    // The approach before a pass-over stops farther back than the source's (record 0049).
+    for i in 1..plan.rows.len() {
+        if plan.rows[i].action == Action::PassOver && plan.rows[i - 1].action == Action::Drive {
+            plan.rows[i - 1].longitudinal_m = PASS_OVER_APPROACH_M;
+        }
+    }
+    report.plan = plan.rows.clone();
+    let mut template: Vec<String> = plan.rows.iter().map(|r| r.configuration.clone()).collect();
+    template.dedup();
+    report.searched_configurations = match search(&modelled) {
+        Ok(c) => c,
+        Err(e) => return Err(phases.failed("plan", t, t, format!("the deliberative search: {e}"))),
+    };
+    if report.searched_configurations != template {
+        return Err(phases.failed(
+            "plan",
+            t,
+            t,
+            format!(
+                "the deliberative search chose {:?}, the source's template {:?}",
+                report.searched_configurations, template
+            ),
+        ));
+    }
+    phases.close(
+        "plan",
+        t,
+        t,
+        Ok(format!(
+            "{} rows: {}",
+            plan.rows.len(),
+            plan.rows
+                .iter()
+                .map(|r| format!(
+                    "[{}, {}, {:+.2}, {}]",
+                    r.configuration,
+                    r.reference,
+                    r.longitudinal_m,
+                    if r.ability { 1 } else { 0 }
+                ))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )),
+    )?;
+    Ok(Planned {
+        placed,
+        objects,
+        roles,
+        plan,
+        target_name,
+    })
+}
+
+/// The friction estimate (§6.2): Module#1 walks its five low steps on the world's ground,
+/// alone (record 0049), a phase at `t`.
+pub(crate) fn friction_phase(
+    world: &Scenario,
+    t: f64,
+    phases: &mut Phases<'_>,
+    report: &mut MissionReport,
+) -> Result<(), String> {
+    let catalog = ModuleCatalog::builtin();
+    // 1. Friction: Module#1 walks its five low steps on the world's ground, alone (record 0049).
+    let topology = Topology::resolve("wheelfoot", &catalog).map_err(|e| e.to_string())?;
+    let walk = crate::friction::estimate_friction(topology, world, BandEdges::Thesis);
+    let (mu, detail) = match walk {
+        Ok(w) => (
+            w.estimate.mu,
+            Ok(format!(
+                "mean of the step maxima {:.3} → μ {}",
+                w.estimate.mean,
+                w.estimate.mu.map_or("none".into(), |m| format!("{m:.1}"))
+            )),
+        ),
+        Err(e) => (None, Err(e)),
+    };
+    phases.close("friction", t, t, detail)?;
+    report.friction_mu = mu;
+    Ok(())
+}
+
 /// The deliberative planner's configurations in order, for the modelled world, with the
 /// quadruped and the wheeled vehicle available and the quadruped first (the source's plan
 /// assembles it first): the search's sequence, to set beside the template's. From the
@@ -684,7 +749,7 @@ pub fn searched_configurations(world: &Scenario) -> Result<Vec<String>, String> 
 /// The heading the plan ends with: its last row's reference's published yaw plus the row's
 /// yaw offset, rad (NaN without a plan or when the reference is not a tagged object of the
 /// world: no heading to compare with, and the summary says so).
-fn final_heading(world: &Scenario, plan: &[SubGoal]) -> f64 {
+pub(crate) fn final_heading(world: &Scenario, plan: &[SubGoal]) -> f64 {
     let Some(last) = plan.last() else {
         return f64::NAN;
     };
@@ -697,7 +762,11 @@ fn final_heading(world: &Scenario, plan: &[SubGoal]) -> f64 {
 
 /// The references of the plan's rows: each obstacle's and the target's modelled position,
 /// with its published yaw (as the source's camera read it).
-fn references(world: &Scenario, objects: &BTreeMap<String, [f64; 2]>, target: &str) -> BTreeMap<String, Pose2> {
+pub(crate) fn references(
+    world: &Scenario,
+    objects: &BTreeMap<String, [f64; 2]>,
+    target: &str,
+) -> BTreeMap<String, Pose2> {
     let yaws: BTreeMap<String, f64> = tagged_objects(world).into_iter().map(|o| (o.name, o.yaw)).collect();
     let mut refs = BTreeMap::new();
     for (name, p) in objects {

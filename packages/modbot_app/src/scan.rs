@@ -105,6 +105,12 @@ pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOut
         ..SensorModels::standard()
     };
     let mut modules = crate::embedded::wheelfoot_modules(world, models, settings.noise, settings.seed)?;
+    scan_modules(&mut modules, world)
+}
+
+/// Runs the initial scan on `modules` (the lone modules of `world` on the embedded binding),
+/// from where they stand: their measurements, and the truth read from the simulator after.
+pub fn scan_modules(modules: &mut modbot_sim::EmbeddedModules, world: &Scenario) -> Result<ScanOutcome, String> {
     let objects = tagged_objects(world)
         .into_iter()
         .map(|o| KnownObject {
@@ -118,7 +124,7 @@ pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOut
     let dt = 1.0 / CONTROL_HZ;
     let mut tick: u64 = 0;
     loop {
-        match scan.tick(&mut modules) {
+        match scan.tick(modules) {
             ScanState::Done => break,
             ScanState::Failed(why) => return Err(why.clone()),
             _ => {}

@@ -286,3 +286,37 @@ fn seeded_layouts_have_a_camera_within_reach_of_the_target() {
         );
     }
 }
+
+/// The mission on the robot interface (issue 49, record 0059): every module sees only its
+/// own sensors, and the execution is one state machine; from the shipped layout it reaches
+/// the target as the phases of §6.7 say.
+#[test]
+fn the_mission_on_the_robot_interface_reaches_the_target() {
+    let world = mission();
+    let wall = std::time::Instant::now();
+    let report = modbot_app::embedded_mission::run_mission_interface(
+        &world,
+        &MissionSettings::default(),
+        &mut modbot_app::mission::searched_configurations,
+        &mut |p| {
+            eprintln!(
+                "[{:6.1} – {:6.1} s] {} {}: {}",
+                p.start_s, p.end_s, p.phase, p.outcome, p.detail
+            )
+        },
+    )
+    .unwrap();
+    eprintln!(
+        "{}: wall {:.1} s, simulated {:.1} s, final distance {:.3} m, heading {:.1}°, failure {:?}",
+        world.name,
+        wall.elapsed().as_secs_f64(),
+        report.sim_s,
+        report.final_distance_m,
+        report.final_heading_error_deg,
+        report.failure
+    );
+    for (t, s) in &report.timeline {
+        eprintln!("{t:8.2} s  {s}");
+    }
+    check(&report);
+}

@@ -588,6 +588,20 @@ impl Assembly {
         Some((own * face * partner.inverse()).inverse())
     }
 
+    /// Role `role`'s reference point as its own camera places it (a walking role's).
+    pub fn role_estimate(&self, role: usize) -> Option<[f64; 2]> {
+        self.roles
+            .iter()
+            .find(|r| r.target.role == role)
+            .and_then(|r| r.eye.as_ref())
+            .and_then(LockOn::estimate)
+    }
+
+    /// Role#1's reference point as the modules share it (its camera's, or the order's).
+    pub fn role1_shared(&self) -> [f64; 2] {
+        self.role1_eye.estimate().unwrap_or(self.order.role1_xy)
+    }
+
     /// Role#1's reference point as its camera places it.
     pub fn role1_estimate(&self) -> Option<[f64; 2]> {
         self.role1_eye.estimate()

@@ -90,6 +90,33 @@ impl ConfigurationDrive {
         self.controller.as_ref()
     }
 
+    /// Holds the last targets (wheels stopped; the controller's first targets if it has not
+    /// run yet), the cameras panning.
+    pub fn hold(&mut self, fleet: &mut dyn Modules, lock: &LockOn, now: f64) -> Result<(), String> {
+        if self.last_out.is_none() {
+            let keep = self.localise;
+            self.localise = false;
+            let r = self.tick(fleet, lock, now);
+            self.localise = keep;
+            return r.map(|_| ());
+        }
+        let mut out: Vec<JointTarget> = self
+            .last_out
+            .clone()
+            .unwrap_or_default()
+            .iter()
+            .map(|t| match t {
+                JointTarget::Velocity(_) => JointTarget::Velocity(0.0),
+                p => *p,
+            })
+            .collect();
+        for (k, r) in self.joints.role_joints().iter().take(2).enumerate() {
+            out[r.pan] = JointTarget::Position(lock.pan_target(k).unwrap_or(0.0));
+            out[r.tilt] = JointTarget::Position(0.0);
+        }
+        self.joints.command(fleet, &out)
+    }
+
     /// One tick at `now`: the lock-on (already updated this tick) gives the base; the
     /// controller's targets, with the two cameras' pans, go to the modules. Returns whether
     /// it stood for want of a position.

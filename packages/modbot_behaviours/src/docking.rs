@@ -37,6 +37,9 @@ pub const STANDOFF_M: f64 = 0.01;
 pub const CATCH_M: f64 = 0.02;
 /// ... and this well aligned, deg (the latch's capture angle).
 pub const CATCH_DEG: f64 = 8.0;
+/// A pre-connection point this far off the module's line, or less, is walked to straight
+/// ([`straight_in`]), m: within the latch's 3 cm capture with 5 mm to spare.
+pub const STRAIGHT_IN_M: f64 = 0.025;
 /// The foot is at rest when both its joints are within this of 0, deg.
 pub const SETTLED_DEG: f64 = 1.0;
 /// A refused latch is engaged again for this long, s (record 0049).
@@ -152,6 +155,28 @@ pub fn face_names(face: &str) -> Result<Vec<String>, String> {
 /// A port's pose in a lone wheel-foot module's foot frame with every joint at 0.
 pub fn port_in_foot(port: &str) -> Result<Isometry3<f64>, String> {
     PortModel::new(port)?.in_foot(None)
+}
+
+/// The goal (relative to the foot, world axes) the module walks to: `goal` itself, or — when
+/// the module already faces the goal's heading within [`CATCH_DEG`] and the goal is off its
+/// line by no more than [`STRAIGHT_IN_M`] — the point of its own line abreast of the goal,
+/// at its own heading. A module a few centimetres short of its pre-connection point and 2 cm
+/// to the side of it would otherwise turn to face the point (a goal 40° off its heading),
+/// swing its port out of the sensor's cone and lose the face (session 32's mission, Role#4);
+/// straight in, its port stops within the latch's capture range (record 0059).
+pub fn straight_in(goal: Goal, heading: f64) -> Goal {
+    let (c, s) = (heading.cos(), heading.sin());
+    let along = goal.x * c + goal.y * s;
+    let lateral = -goal.x * s + goal.y * c;
+    if lateral.abs() <= STRAIGHT_IN_M && wrap_rad(goal.yaw - heading).abs() <= CATCH_DEG.to_radians() {
+        Goal {
+            x: along * c,
+            y: along * s,
+            yaw: heading,
+        }
+    } else {
+        goal
+    }
 }
 
 /// Whether port `port` of the wheel-foot module is on its wheel: a keyless face, that
@@ -416,7 +441,7 @@ impl Docking {
         let since = self.last_face_s.unwrap_or(start);
         fresh(&sensor, Some(since), now, GIVE_UP_S).map_err(|e| format!("{e}: no face of {}", self.order.partner))?;
         let goal = match self.last_goal {
-            Some(g) if now - since <= LOST_S => g,
+            Some(g) if now - since <= LOST_S => straight_in(g, imu.yaw()),
             _ => {
                 self.state = DockingState::Searching;
                 return io.command(&out).map_err(|e| e.to_string());
@@ -530,6 +555,36 @@ mod tests {
             assert!((got - roll).abs() < 0.1, "{roll}: {got}");
         }
         assert!(on_wheel("F").unwrap_or(false) && !on_wheel("BS").unwrap_or(true));
+    }
+
+    /// A goal a little off the module's line and at its heading is walked to straight; one
+    /// farther off, or at another heading, is kept.
+    #[test]
+    fn a_near_goal_beside_the_line_is_walked_to_straight() {
+        let h = -std::f64::consts::FRAC_PI_2;
+        // 2.5 cm ahead (−y) and 1.5 cm to the right (−x): straight ahead 2.5 cm.
+        let g = straight_in(
+            Goal {
+                x: -0.015,
+                y: -0.025,
+                yaw: h + 0.05,
+            },
+            h,
+        );
+        assert!(g.x.abs() < 1e-12 && (g.y + 0.025).abs() < 1e-12 && g.yaw == h, "{g:?}");
+        // 3 cm to the side, or 10° off: as given.
+        let far = Goal {
+            x: -0.03,
+            y: -0.025,
+            yaw: h,
+        };
+        assert_eq!(straight_in(far, h), far);
+        let turned = Goal {
+            x: -0.01,
+            y: -0.025,
+            yaw: h + 10f64.to_radians(),
+        };
+        assert_eq!(straight_in(turned, h), turned);
     }
 
     #[test]

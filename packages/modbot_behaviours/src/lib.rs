@@ -6,6 +6,7 @@ pub mod docking;
 pub mod friction_probe;
 pub mod lockon;
 pub mod mast;
+pub mod mission;
 pub mod reassembly;
 pub mod scan;
 

@@ -112,6 +112,11 @@ impl Reassembly {
         self.assembly.as_ref()
     }
 
+    /// The assembly of the new configuration, taken out (once reassembled).
+    pub fn into_assembly(self) -> Option<Assembly> {
+        self.assembly
+    }
+
     /// When Roles #3…#6 let go, s.
     pub fn detached_s(&self) -> Option<f64> {
         self.detached_s
