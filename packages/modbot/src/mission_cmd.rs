@@ -159,6 +159,7 @@ fn write_folder(
         "localisation_error_m": report.localisation_error_m,
         "staging_localisation_error_m": report.staging_localisation_error_m,
         "docks": report.docks,
+        "timeline": report.timeline.iter().map(|(t, s)| serde_json::json!({"t_s": t, "state": s})).collect::<Vec<_>>(),
         "simulated_s": report.sim_s,
         "wall_s": wall_s,
         "starts": world.robot_starts.iter().map(|s| serde_json::json!({"xyz": s.xyz, "yaw_deg": s.yaw_deg})).collect::<Vec<_>>(),
@@ -175,6 +176,13 @@ fn write_folder(
             writeln!(csv, "{},{:.3},{:.5},{:.5},{:.5}", i + 1, p[0], p[1], p[2], p[3])?;
         }
     }
+    // The execution's states as they changed (the mission's state machine, record 0059).
+    let mut timeline = String::from("t_s,state\n");
+    for (t, state) in &report.timeline {
+        writeln!(timeline, "{t:.3},\"{}\"", state.replace('"', "\"\""))?;
+    }
+    let path = dir.join("timeline.csv");
+    std::fs::write(&path, timeline).with_context(|| format!("writing {}", path.display()))?;
     let path = dir.join("trajectories.csv");
     std::fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
     // Role#1's position as each phase ended.

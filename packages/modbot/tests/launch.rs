@@ -387,7 +387,7 @@ fn the_strategic_mission_launch_reaches_the_target_over_ros() {
         return;
     }
     let world = modbot_core::Scenario::load(&root().join("worlds/strategic_mission.yaml")).unwrap();
-    let embedded = modbot_app::mission::run_mission(&world, &Default::default(), &mut |_| {}).unwrap();
+    let embedded = modbot_app::mission::run_mission_lockstep(&world, &Default::default(), &mut |_| {}).unwrap();
     let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("strategic_mission_{}.log", std::process::id()));
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_modbot"))

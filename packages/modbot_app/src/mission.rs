@@ -357,10 +357,22 @@ impl Phases<'_> {
 }
 
 /// Runs the mission of `world` (six lone wheel-foot modules at its `robot_starts`, a ground
-/// obstacle, a lath and a target), calling `progress` as each phase ends. A failure ends
-/// the mission with the phase and its reason in the report (never a panic or a hang: every
-/// phase has a time limit).
+/// obstacle, a lath and a target) on the robot interface's embedded binding (record 0059:
+/// each module sees only its own sensors; [`crate::embedded_mission`]), calling `progress`
+/// as each phase ends. A failure ends the mission with the phase and its reason in the
+/// report (never a panic or a hang: every phase has a time limit).
 pub fn run_mission(
+    world: &Scenario,
+    settings: &MissionSettings,
+    progress: &mut dyn FnMut(&PhaseLog),
+) -> Result<MissionReport, String> {
+    crate::embedded_mission::run_mission_interface(world, settings, &mut searched_configurations, progress)
+}
+
+/// The mission on the lock-step seam ([`run_mission_on`]) with this process's simulator: what
+/// mission_node does over ROS with sim_node (record 0052), until the ROS binding of the robot
+/// interface replaces that seam (issue 50).
+pub fn run_mission_lockstep(
     world: &Scenario,
     settings: &MissionSettings,
     progress: &mut dyn FnMut(&PhaseLog),
@@ -369,7 +381,7 @@ pub fn run_mission(
     run_mission_on(&mut sim, world, settings, &mut searched_configurations, progress)
 }
 
-/// [`run_mission`] on `plant`, which must hold the fleet of `world` as
+/// [`run_mission_lockstep`] on `plant`, which must hold the fleet of `world` as
 /// [`fleet_simulator`] builds it, at its start (a simulator in another process: the ROS
 /// mission, record 0052), with `search` the deliberative planner's configurations for the
 /// modelled world ([`searched_configurations`] here; planner_node over ROS).

@@ -6,7 +6,7 @@
 //!
 //! - **Frame.** Each tick the partner's face is carried from the port frame into world axes
 //!   at the module's own foot (the port's pose in the foot from the module's kinematic model
-//!   at rest, the foot taken as level, the compass for the yaw); the pre-connection pose, 1 cm
+//!   at its joints' present angles, the IMU's attitude for the foot's); the pre-connection pose, 1 cm
 //!   short of the face, is computed there ([`pre_connection`]) and the position controller
 //!   (`SingleGoto`, Table 3.15) walks to it with the module at the origin of that frame. No
 //!   position is read from anywhere: the goal is always relative.
@@ -40,6 +40,24 @@ pub const CATCH_DEG: f64 = 8.0;
 /// A pre-connection point this far off the module's line, or less, is walked to straight
 /// ([`straight_in`]), m: within the latch's 3 cm capture with 5 mm to spare.
 pub const STRAIGHT_IN_M: f64 = 0.025;
+/// ... and its heading within this of the point's, deg: a turn about the foot swings the
+/// port (0.17 m out on the wheel) by 3 mm a degree.
+pub const STRAIGHT_IN_DEG: f64 = 3.0;
+/// A face lost nearer than this is latched at where it was, m (the latch's capture
+/// range and a centimetre: the latch decides).
+pub const LATCH_TRY_M: f64 = 0.04;
+/// A module near its point but across the line backs out to this far out along it, m
+/// ([`approach_goal`]).
+pub const BACK_OFF_M: f64 = 0.14;
+/// Stopped farther than [`CATCH_M`] from the face at the end of the last stretch, the module
+/// takes it again at most this many times before it latches where it is.
+pub const NUDGES: usize = 2;
+/// The last stretch stops this far short of the face, m ([`approach_goal`]).
+pub const FINAL_STANDOFF_M: f64 = 0.005;
+/// A module near its point counts as near until this much farther out, m ([`approach_goal`]).
+pub const NEAR_HYSTERESIS_M: f64 = 0.04;
+/// The approach aims this far ahead along the approach line, m ([`approach_goal`]).
+pub const LOOKAHEAD_M: f64 = 0.08;
 /// The foot is at rest when both its joints are within this of 0, deg.
 pub const SETTLED_DEG: f64 = 1.0;
 /// A refused latch is engaged again for this long, s (record 0049).
@@ -168,15 +186,90 @@ pub fn straight_in(goal: Goal, heading: f64) -> Goal {
     let (c, s) = (heading.cos(), heading.sin());
     let along = goal.x * c + goal.y * s;
     let lateral = -goal.x * s + goal.y * c;
-    if lateral.abs() <= STRAIGHT_IN_M && wrap_rad(goal.yaw - heading).abs() <= CATCH_DEG.to_radians() {
+    if lateral.abs() <= STRAIGHT_IN_M && wrap_rad(goal.yaw - heading).abs() <= STRAIGHT_IN_DEG.to_radians() {
+        // At the goal's heading: the last turn, about the foot, swings the port by under
+        // a centimetre.
         Goal {
             x: along * c,
             y: along * s,
-            yaw: heading,
+            yaw: goal.yaw,
         }
     } else {
         goal
     }
+}
+
+/// A leg of the approach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leg {
+    /// Walking along the approach line towards the point.
+    Pursue,
+    /// Near the point but too far across the line: backing out along it.
+    BackOff,
+    /// Near the point, turning on the spot to its heading first.
+    Align,
+    /// Near the point and at its heading: straight in.
+    Final,
+}
+
+/// The goal the module walks to now, and the leg, for its pre-connection point `goal`
+/// (relative to the foot, world axes) on the approach line through it along the partner
+/// face's outward `axis`:
+/// - farther than [`LOOKAHEAD_M`] along the line: a point on the line [`LOOKAHEAD_M`] nearer
+///   the face than the module's own place along it, at the point's heading (aimed straight at
+///   the point, a module a few centimetres short of it and a few to the side turned up to
+///   40°, swinging its port out of the sensor's cone; on the line ahead it turns by the
+///   lateral error over the lookahead);
+/// - nearer, more than [`STRAIGHT_IN_M`] across the line: a point on the line
+///   [`BACK_OFF_M`] out from the point (from there the pursuit closes the gap);
+/// - nearer, with its heading more than [`STRAIGHT_IN_DEG`] off the point's: a turn on the
+///   spot to it (walking first and turning at the end swung the port, 0.17 m out, by 3 mm a
+///   degree, out of the latch's reach);
+/// - then the point, [`FINAL_STANDOFF_M`] from the face, straight in ([`straight_in`]).
+pub fn approach_goal(goal: Goal, axis: [f64; 2], heading: f64, leg: Leg) -> (Goal, Leg) {
+    // The module (at the origin) relative to the point, along the line.
+    let out = -(goal.x * axis[0] + goal.y * axis[1]);
+    let carrot = out - LOOKAHEAD_M;
+    // Near once, it stays near until [`NEAR_HYSTERESIS_M`] farther out (a step sways the
+    // reading by a centimetre or two, and each change of leg starts the controller afresh).
+    let near = if leg == Leg::Pursue { 0.0 } else { NEAR_HYSTERESIS_M };
+    if carrot > near {
+        let pursue = Goal {
+            x: goal.x + axis[0] * carrot,
+            y: goal.y + axis[1] * carrot,
+            yaw: goal.yaw,
+        };
+        return (pursue, Leg::Pursue);
+    }
+    // The module across the line: too far aside to go straight in, it backs out along the
+    // line to where the pursuit can close the gap.
+    let lateral = goal.x * axis[1] - goal.y * axis[0];
+    if lateral.abs() > STRAIGHT_IN_M {
+        let back = Goal {
+            x: goal.x + axis[0] * BACK_OFF_M,
+            y: goal.y + axis[1] * BACK_OFF_M,
+            yaw: goal.yaw,
+        };
+        return (back, Leg::BackOff);
+    }
+    if wrap_rad(goal.yaw - heading).abs() > STRAIGHT_IN_DEG.to_radians() {
+        let turn = Goal {
+            x: 0.0,
+            y: 0.0,
+            yaw: goal.yaw,
+        };
+        return (turn, Leg::Align);
+    }
+    // The controller stops up to one low step (1.8 cm forward) short of its goal: 1 cm from
+    // the face that left the port up to 2.8 cm from it, beyond the latch's 3 cm with a little
+    // to the side; the last stretch aims [`FINAL_STANDOFF_M`] from the face.
+    let closer = STANDOFF_M - FINAL_STANDOFF_M;
+    let last = Goal {
+        x: goal.x - axis[0] * closer,
+        y: goal.y - axis[1] * closer,
+        yaw: goal.yaw,
+    };
+    (straight_in(last, heading), Leg::Final)
 }
 
 /// Whether port `port` of the wheel-foot module is on its wheel: a keyless face, that
@@ -273,6 +366,14 @@ pub struct Docking {
     last_face_s: Option<f64>,
     /// The last goal the sensor gave, world axes at the foot.
     last_goal: Option<Goal>,
+    /// The partner face's outward axis then (world axes, horizontal, unit).
+    last_axis: [f64; 2],
+    /// The faces' distance then, m.
+    last_gap_m: f64,
+    /// The approach's leg.
+    leg: Leg,
+    /// Steps taken after the last stretch stopped short.
+    nudges: usize,
     latch_since: Option<f64>,
     /// The partner's face as the sensor last saw it (own port frame).
     last_face: Option<Isometry3<f64>>,
@@ -298,6 +399,10 @@ impl Docking {
             last_s: 0.0,
             last_face_s: None,
             last_goal: None,
+            last_axis: [1.0, 0.0],
+            last_gap_m: f64::INFINITY,
+            leg: Leg::Pursue,
+            nudges: 0,
             latch_since: None,
             last_face: None,
             at_rest: Vec::new(),
@@ -318,9 +423,13 @@ impl Docking {
 
     /// The partner's face in the own port's frame while the module stood for the latch: the
     /// mean position of the sensor's readings from the foot's rest to the latch (their noise
-    /// averaged; the latch holds the faces as they are), the last reading's rotation.
+    /// averaged; the latch holds the faces as they are), the last reading's rotation; the last
+    /// reading of the approach when none came at rest.
     pub fn face_at_latch(&self) -> Option<Isometry3<f64>> {
-        let (_, last) = self.at_rest.last()?;
+        // None read at rest (the face out of the sensor's view that near): the last reading.
+        let Some((_, last)) = self.at_rest.last() else {
+            return self.last_face;
+        };
         let n = self.at_rest.len() as f64;
         let sum = self
             .at_rest
@@ -431,9 +540,28 @@ impl Docking {
                     .acos()
                     .to_degrees();
                 // The port where the joints have it now (the body rises and pitches in a step).
-                let partner = level * self.port.in_foot(Some(&js.position))? * face.pose;
+                // Through the IMU's whole attitude: the foot plate pitches in a step, and a
+                // face read then, carried by the compass alone, lands centimetres off
+                // (session 32's mission seeds; the same lesson as the mast's, record 0058).
+                let attitude = Isometry3::from_parts(Translation3::identity(), imu.orientation);
+                let partner = attitude * self.port.in_foot(Some(&js.position))? * face.pose;
                 let [x, y, yaw] = pre_connection(&partner, &self.own_in_foot);
                 self.last_goal = Some(Goal { x, y, yaw });
+                let out = partner.rotation * Vector3::x();
+                let n = out.x.hypot(out.y).max(1e-9);
+                self.last_axis = [out.x / n, out.y / n];
+                self.last_gap_m = gap;
+                if std::env::var("DBG_DOCK").is_ok_and(|v| v == self.order.port) {
+                    eprintln!(
+                        "DBG t={now:.2} gap={gap:.3} axis={axis:.1} goal=({x:.3},{y:.3},{:.1}) yaw={:.1} leg={:?} phase={:?} bj={:.0},{:.0}",
+                        yaw.to_degrees(),
+                        imu.yaw().to_degrees(),
+                        self.leg,
+                        self.goto.as_ref().map(|g| g.phase()),
+                        js.position[joints.bj1].to_degrees(),
+                        js.position[joints.bj2].to_degrees()
+                    );
+                }
                 Some((gap, axis))
             }
             None => None,
@@ -441,7 +569,21 @@ impl Docking {
         let since = self.last_face_s.unwrap_or(start);
         fresh(&sensor, Some(since), now, GIVE_UP_S).map_err(|e| format!("{e}: no face of {}", self.order.partner))?;
         let goal = match self.last_goal {
-            Some(g) if now - since <= LOST_S => straight_in(g, imu.yaw()),
+            Some(g) if now - since <= LOST_S => {
+                let (goal, leg) = approach_goal(g, self.last_axis, imu.yaw(), self.leg);
+                if leg != self.leg {
+                    // A new leg: the controller starts it afresh.
+                    self.goto = None;
+                    self.leg = leg;
+                }
+                goal
+            }
+            // Lost within a few centimetres of the face (the sensor's incidence limit at
+            // that range): the foot rests and the latch tries; it catches or it says why.
+            Some(_) if self.last_gap_m < LATCH_TRY_M => {
+                self.state = DockingState::Settling;
+                return io.command(&out).map_err(|e| e.to_string());
+            }
             _ => {
                 self.state = DockingState::Searching;
                 return io.command(&out).map_err(|e| e.to_string());
@@ -468,7 +610,19 @@ impl Docking {
         };
         goto.step(dt, &obs, &mut out);
         let caught = gap.is_some_and(|(g, a)| at_rest && g <= CATCH_M && a <= CATCH_DEG);
-        if caught || goto.phase() == GotoPhase::Done {
+        let done = goto.phase() == GotoPhase::Done;
+        // Stopped short: at rest, a fresh reading farther than the catch asks another step.
+        let short = at_rest && self.last_gap_m > CATCH_M && self.nudges < NUDGES;
+        if !caught && done && (self.leg != Leg::Final || short) {
+            // The end of a leg, or a step short: on to the next (the controller afresh).
+            if self.leg == Leg::Final {
+                self.nudges += 1;
+            }
+            self.goto = None;
+            self.state = DockingState::Approaching {
+                gap_m: gap.map_or(f64::NAN, |g| g.0),
+            };
+        } else if caught || done {
             out = crate::hold(io.control_modes(), None);
             self.state = DockingState::Settling;
         } else {
@@ -571,7 +725,10 @@ mod tests {
             },
             h,
         );
-        assert!(g.x.abs() < 1e-12 && (g.y + 0.025).abs() < 1e-12 && g.yaw == h, "{g:?}");
+        assert!(
+            g.x.abs() < 1e-12 && (g.y + 0.025).abs() < 1e-12 && g.yaw == h + 0.05,
+            "{g:?}"
+        );
         // 3 cm to the side, or 10° off: as given.
         let far = Goal {
             x: -0.03,
@@ -585,6 +742,58 @@ mod tests {
             yaw: h + 10f64.to_radians(),
         };
         assert_eq!(straight_in(turned, h), turned);
+    }
+
+    /// Far out, the goal is on the approach line a lookahead nearer than the module; near
+    /// (with a hysteresis) and well across the line, a point out along it; near and across by little but turned,
+    /// a turn on the spot to the point's heading; then straight in to the face.
+    #[test]
+    fn the_approach_pursues_the_line_turns_then_goes_straight_in() {
+        use std::f64::consts::PI;
+        // The point at (0.01, 0), the face looking along +x; the module at (0.21, 0.05).
+        let g = Goal {
+            x: -0.2,
+            y: -0.05,
+            yaw: PI,
+        };
+        let (a, leg) = approach_goal(g, [1.0, 0.0], PI, Leg::Pursue);
+        assert_eq!(leg, Leg::Pursue);
+        assert!((a.x + LOOKAHEAD_M).abs() < 1e-12 && (a.y + 0.05).abs() < 1e-12, "{a:?}");
+        // 5 cm out, 4 cm aside: back out along the line.
+        let (a, leg) = approach_goal(
+            Goal {
+                x: -0.05,
+                y: -0.04,
+                yaw: PI,
+            },
+            [1.0, 0.0],
+            PI,
+            Leg::Pursue,
+        );
+        assert_eq!(leg, Leg::BackOff);
+        assert!(
+            (a.x - (BACK_OFF_M - 0.05)).abs() < 1e-12 && (a.y + 0.04).abs() < 1e-12,
+            "{a:?}"
+        );
+        // 5 cm out, 1 cm aside, 6° off: a turn on the spot.
+        let near = Goal {
+            x: -0.05,
+            y: -0.01,
+            yaw: PI,
+        };
+        let (a, leg) = approach_goal(near, [1.0, 0.0], PI - 6f64.to_radians(), Leg::Pursue);
+        assert_eq!(leg, Leg::Align);
+        assert!(a.x == 0.0 && a.y == 0.0 && a.yaw == PI, "{a:?}");
+        // At the heading: straight in, to half a centimetre from the face.
+        let (a, leg) = approach_goal(near, [1.0, 0.0], PI, Leg::Align);
+        assert_eq!(leg, Leg::Final);
+        let closer = STANDOFF_M - FINAL_STANDOFF_M;
+        assert!((a.x + 0.05 + closer).abs() < 1e-9 && a.y.abs() < 1e-9, "{a:?}");
+        // Near, 10 cm out (2 cm past the lookahead, inside the hysteresis): still near.
+        let (_, leg) = approach_goal(Goal { x: -0.1, ..near }, [1.0, 0.0], PI, Leg::Final);
+        assert_eq!(leg, Leg::Final);
+        let (_, leg) = approach_goal(Goal { x: -0.1, ..near }, [1.0, 0.0], PI, Leg::Pursue);
+        assert_eq!(leg, Leg::Pursue);
     }
 
     #[test]

@@ -37,6 +37,10 @@ use crate::reassembly::{Reassembly, ReassemblyState};
 /// (record 0050). From −0.25 m it passes over in the shipped layout and seeds 4, 6, 7, 10,
 /// 12 and 13 (record 0050).
 pub const PASS_OVER_APPROACH_M: f64 = -0.25;
+/// The approach before a pass-over is reached within this, m: the pass-over starts where the
+/// approach stops, and the source's 0.1 m let the shipped layout's quadruped stop 10 cm short
+/// and cross the kerb 1 cm too little (session 32, record 0059).
+pub const PASS_OVER_APPROACH_TOLERANCE_M: f64 = 0.05;
 /// Cycles of the pass-over (spec §6.4: the manoeuvre runs two).
 pub const PASS_OVER_CYCLES: usize = 2;
 /// Tries of a pass-over before the mission ends with its row. The source's pass-over is
@@ -335,6 +339,7 @@ impl Mission {
                 row_timeout_s: order.row_timeout_s,
                 goal_position_m: Some(GOAL_TOLERANCE_M),
                 pass_over_yaw_rad: Some(PASS_OVER_FACING_DEG.to_radians()),
+                pass_over_position_m: Some(PASS_OVER_APPROACH_TOLERANCE_M),
                 ..SequencerSettings::default()
             },
         );
@@ -844,13 +849,15 @@ impl Mission {
     fn controller_for(&self, row: usize, cmd: &Command) -> Result<(Box<dyn Controller>, bool), String> {
         let joints = self.joints.as_ref().ok_or("no configuration assembled")?;
         let (rj, n) = (joints.role_joints(), joints.count());
+        // A drive row that leads to a pass-over row ends facing that row's way.
+        let facing = self.seq.pass_over_way(row);
         let stop_m = if row + 1 == self.order.plan.rows.len() {
             GOAL_TOLERANCE_M
+        } else if facing.is_some() {
+            PASS_OVER_APPROACH_TOLERANCE_M
         } else {
             SequencerSettings::default().position_m
         };
-        // A drive row that leads to a pass-over row ends facing that row's way.
-        let facing = self.seq.pass_over_way(row);
         Ok(match (cmd, self.configuration.as_str()) {
             (Command::Ability(Action::PassOver, _), "quadruped") => {
                 (Box::new(PassOver::new(rj, n, PASS_OVER_CYCLES)), false)

@@ -163,6 +163,7 @@ impl ExecutiveNodeConfig {
                 goal_position_m: None,
                 // The executive's robots turn as the source's do (no turn on the spot).
                 pass_over_yaw_rad: None,
+                pass_over_position_m: None,
             },
             max_turn_deg: self.max_turn_deg,
             turn: self.turn,
