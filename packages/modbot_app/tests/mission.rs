@@ -76,6 +76,26 @@ fn check(report: &MissionReport) {
     );
     let phases: Vec<&str> = report.phases.iter().map(|p| p.phase.as_str()).collect();
     assert_eq!(phases, ORDER, "{}", report.world);
+    // The execution's states as they changed (issue 49): in time order, through orienting,
+    // the assembly, the pass-over's cycles, the reassembly and the drives, ending done.
+    let states: Vec<&str> = report.timeline.iter().map(|(_, s)| s.as_str()).collect();
+    assert!(report.timeline.windows(2).all(|w| w[0].0 <= w[1].0));
+    let mut from = 0;
+    for want in [
+        "orienting",
+        "row 1: assembly quadruped: gathering",
+        "row 1: assembly quadruped: assembled",
+        "row 2: pass-over 1, cycles",
+        "row 4: reassembly wheeled: feet down",
+        "row 6: goto",
+        "done",
+    ] {
+        let at = states[from..]
+            .iter()
+            .position(|s| s.contains(want))
+            .unwrap_or_else(|| panic!("{}: no state `{want}` after {from} in {states:?}", report.world));
+        from += at;
+    }
     assert!(report.phases.iter().all(|p| p.outcome == "ok" && p.end_s >= p.start_s));
     assert_eq!(report.searched_configurations, ["quadruped", "wheeled"]);
     // The configurations were localised by their cameras, within 5 cm of the truth (measured
@@ -285,38 +305,4 @@ fn seeded_layouts_have_a_camera_within_reach_of_the_target() {
             "seed {seed}: nearest lens {nearest:.3} m from the target"
         );
     }
-}
-
-/// The mission on the robot interface (issue 49, record 0059): every module sees only its
-/// own sensors, and the execution is one state machine; from the shipped layout it reaches
-/// the target as the phases of §6.7 say.
-#[test]
-fn the_mission_on_the_robot_interface_reaches_the_target() {
-    let world = mission();
-    let wall = std::time::Instant::now();
-    let report = modbot_app::embedded_mission::run_mission_interface(
-        &world,
-        &MissionSettings::default(),
-        &mut modbot_app::mission::searched_configurations,
-        &mut |p| {
-            eprintln!(
-                "[{:6.1} – {:6.1} s] {} {}: {}",
-                p.start_s, p.end_s, p.phase, p.outcome, p.detail
-            )
-        },
-    )
-    .unwrap();
-    eprintln!(
-        "{}: wall {:.1} s, simulated {:.1} s, final distance {:.3} m, heading {:.1}°, failure {:?}",
-        world.name,
-        wall.elapsed().as_secs_f64(),
-        report.sim_s,
-        report.final_distance_m,
-        report.final_heading_error_deg,
-        report.failure
-    );
-    for (t, s) in &report.timeline {
-        eprintln!("{t:8.2} s  {s}");
-    }
-    check(&report);
 }

@@ -188,7 +188,8 @@ impl fmt::Display for MissionState {
             MissionState::Idle => write!(f, "idle"),
             MissionState::Orienting => write!(f, "orienting"),
             MissionState::Looking { row } => write!(f, "row {}: looking", row + 1),
-            MissionState::Assembling { row, state } => write!(f, "row {}: {state}", row + 1),
+            // The (re)assembly's state names its row.
+            MissionState::Assembling { state, .. } => write!(f, "{state}"),
             MissionState::Driving {
                 row,
                 controller,
@@ -291,6 +292,8 @@ pub struct Mission {
     last_s: f64,
     events: Vec<PhaseEvent>,
     reached: Vec<RowReached>,
+    /// The pass-over that crossed, in the row under way (0: none).
+    pass_over_attempts: usize,
     assemblies: Vec<Assembly>,
     state: MissionState,
 }
@@ -356,6 +359,7 @@ impl Mission {
             last_s: 0.0,
             events: Vec::new(),
             reached: Vec::new(),
+            pass_over_attempts: 0,
             assemblies: Vec::new(),
             state: MissionState::Idle,
         })
@@ -704,12 +708,18 @@ impl Mission {
                     self.row_start,
                     now,
                     format!(
-                        "reached at ({:.3}, {:.3}) by the cameras, {d:.3} m from the row's point, heading {:.1}°",
+                        "reached at ({:.3}, {:.3}) by the cameras, {d:.3} m from the row's point, heading {:.1}°{}",
                         pose.x,
                         pose.y,
-                        pose.yaw.to_degrees()
+                        pose.yaw.to_degrees(),
+                        if self.pass_over_attempts > 1 {
+                            format!(", across at pass-over {}", self.pass_over_attempts)
+                        } else {
+                            String::new()
+                        }
                     ),
                 );
+                self.pass_over_attempts = 0;
                 self.row_start = now;
                 self.activity = Activity::Sequence;
                 Ok(())
@@ -1067,6 +1077,7 @@ impl Mission {
             (here.x - w.x) * w.yaw.cos() + (here.y - w.y) * w.yaw.sin()
         });
         if past > PASS_OVER_CROSSED_M {
+            self.pass_over_attempts = run.attempt;
             self.seq.ability_complete();
             self.last_drive = Some(run.drive);
             self.activity = Activity::Sequence;
