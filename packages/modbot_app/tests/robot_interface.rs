@@ -557,14 +557,19 @@ fn a_module_docks_by_its_docking_sensor_and_connector() {
 }
 
 /// Docking from a grid of starts about the approach line (12–30 cm out, up to 4 cm to
-/// either side, up to 12° turned), for the assemblies' two kinds of dock: a leg's wheel (F)
-/// walking forward onto the body's side (L), and a body module's foot (BS) walking backward
-/// onto Role#1's foot (BF). Measured: 44 of 45 and 45 of 45 (session 32, record 0059).
+/// either side, up to 12° turned), for the assemblies' three kinds of dock: a quadruped leg's
+/// wheel (F) walking forward onto the body's side (L), a body module's foot (BS) walking
+/// backward onto Role#1's foot (BF), a wheeled vehicle's leg's foot (BF) walking backward
+/// onto the body's side. Measured: 44, 45 and 43 of 45 (session 32, record 0059).
 #[test]
 fn docking_succeeds_from_starts_about_the_approach_line() {
     use modbot_behaviours::docking::DockingState;
     use modbot_gaits::modular::single::Direction;
-    for (own, partner, forced) in [("F", "L", None), ("BS", "BF", Some(Direction::Backward))] {
+    for (own, partner, forced) in [
+        ("F", "L", None),
+        ("BS", "BF", Some(Direction::Backward)),
+        ("BF", "L", Some(Direction::Backward)),
+    ] {
         let mut ok = 0;
         let mut all = 0;
         for back in [0.12, 0.2, 0.3] {

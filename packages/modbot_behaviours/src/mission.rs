@@ -39,8 +39,9 @@ use crate::reassembly::{Reassembly, ReassemblyState};
 pub const PASS_OVER_APPROACH_M: f64 = -0.25;
 /// The approach before a pass-over is reached within this, m: the pass-over starts where the
 /// approach stops, and the source's 0.1 m let the shipped layout's quadruped stop 10 cm short
-/// and cross the kerb 1 cm too little (session 32, record 0059).
-pub const PASS_OVER_APPROACH_TOLERANCE_M: f64 = 0.05;
+/// and cross the kerb 1 cm too little; at 5 cm seed 11's quadruped never got that near in
+/// the row's 240 s (session 32, record 0059).
+pub const PASS_OVER_APPROACH_TOLERANCE_M: f64 = 0.07;
 /// Cycles of the pass-over (spec §6.4: the manoeuvre runs two).
 pub const PASS_OVER_CYCLES: usize = 2;
 /// Tries of a pass-over before the mission ends with its row. The source's pass-over is

@@ -127,7 +127,7 @@ pub struct SequencerSettings {
     /// The embedded mission asks for 5° (its quadruped turns on the spot, record 0055).
     pub pass_over_yaw_rad: Option<f64>,
     /// Position tolerance, m, of a row that leads to a pass-over; `None`: `position_m`. The
-    /// embedded mission asks for 5 cm: its quadruped's pass-over starts where the approach
+    /// embedded mission asks for 7 cm: its quadruped's pass-over starts where the approach
     /// stops, and one stopped 10 cm short (within the source's 0.1 m) was carried 1 cm too
     /// little across the kerb (session 32, the shipped layout; record 0059).
     pub pass_over_position_m: Option<f64>,
