@@ -36,62 +36,15 @@ use crate::assemble::{
 use crate::lockon::LockOn;
 use crate::scan::{ScanSettings, initial_scan_on, tagged_objects};
 
-/// Where the approach before a pass-over aims, along the obstacle's axis from its
-/// reference, m. The source's −0.1 m with its 0.1 m tolerance lets our quadruped stop with
-/// its body 0.08 m from the obstacle's face, its forelegs against it, and a pass-over begun
-/// there jams on top of the obstacle (seed 4; record 0049). From −0.2 m it still could: it
-/// stops on the first tick within 0.1 m, which 9 cm off the axis is 3.5 cm past the point,
-/// its front hips at the face, and the pass-over's second cycle threw it back 0.5 m
-/// (record 0050). From −0.25 m it passes over in the shipped layout and seeds 4, 6, 7, 10,
-/// 12 and 13 (record 0050).
-pub const PASS_OVER_APPROACH_M: f64 = -0.25;
-/// Cycles of the pass-over (spec §6.4: the manoeuvre runs two).
-pub const PASS_OVER_CYCLES: usize = 2;
-/// Tries of a pass-over before the mission ends with its row. The source's pass-over is
-/// complete wherever its two cycles leave the robot (§6.4); ours checks that they carried
-/// it across (the robot's centre more than [`PASS_OVER_CROSSED_M`] past the obstacle along
-/// the way) and, when not, walks back to the approach point and passes over again: of
-/// fifteen layouts, thirteen crossed at the first try (the centre 0.26–0.50 m past the
-/// obstacle) and two were thrown back 0.24–0.37 m short of it by contacts on the kerb, then
-/// trotted against it until the row's time ran out (record 0049).
-pub const PASS_OVER_TRIES: usize = 3;
-/// How far past the obstacle (its centre, along the way) the quadruped's centre must be
-/// for a pass-over to have crossed it, m: the hind feet reach 0.115 m behind the centre
-/// and the kerb is 0.04 m deep.
-pub const PASS_OVER_CROSSED_M: f64 = 0.15;
-/// Time the quadruped has to walk back to its approach point for another pass-over, s.
-pub const PASS_OVER_BACK_S: f64 = 60.0;
-/// The row leading to a pass-over is reached only with the quadruped facing the pass-over's
-/// way within this, deg: the pass-over climbs straight ahead, and a quadruped whose walk left
-/// it facing 72° off (seed 8) climbed beside the obstacle. The source's quadruped turns only
-/// while walking; ours turns on the spot at the approach point (record 0055).
-pub const PASS_OVER_FACING_DEG: f64 = 5.0;
-/// The turn on the spot at the approach point aims within this of the way, deg (inside
-/// [`PASS_OVER_FACING_DEG`], so that standing up after it keeps the row reached).
-pub const PASS_OVER_TURN_DEG: f64 = 3.0;
-/// A quadruped whose body is further than this from upright after a pass-over (or while it
-/// walks back for another) has capsized, deg: the mission ends there with that reason
-/// rather than trot its legs in the air (seed 19's first pass-over once left it 165° from
-/// upright, before the hips were fitted in record 0057; crossing or thrown back upright,
-/// the body ends within 1°; record 0055).
-pub const CAPSIZED_DEG: f64 = 45.0;
-/// The quadruped stands this long after its pass-over, s.
-pub const STAND_AFTER_PASS_S: f64 = 2.0;
-/// The wheels' speed in the wheeled rows, deg/s (half the joint's 360).
-pub const WHEEL_SPEED_DEG_S: f64 = 180.0;
-/// Simulated time a row may take before the mission ends with that row, s.
-pub const ROW_TIMEOUT_S: f64 = 240.0;
-/// Time Role#1's camera has to find a lost reference before the mission ends, s.
-pub const LOOK_TIMEOUT_S: f64 = 15.0;
-/// Time Role#1 has to turn to the plan's first heading, s.
-pub const ORIENT_TIMEOUT_S: f64 = 30.0;
+/// The mission's constants, one set for both executions (this lock-step one and the robot
+/// interface's `modbot_behaviours::mission`).
+pub use modbot_behaviours::mission::{
+    CAPSIZED_DEG, GOAL_TOLERANCE_M, LOOK_TIMEOUT_S, ORIENT_TIMEOUT_S, PASS_OVER_APPROACH_M, PASS_OVER_BACK_S,
+    PASS_OVER_CROSSED_M, PASS_OVER_CYCLES, PASS_OVER_FACING_DEG, PASS_OVER_TRIES, PASS_OVER_TURN_DEG, REACHED_M,
+    ROW_TIMEOUT_S, STAND_AFTER_PASS_S, WHEEL_SPEED_DEG_S,
+};
 /// Trajectory samples per simulated second.
 pub const TRAJECTORY_HZ: f64 = 10.0;
-/// Distance within which the target counts as reached, m (the sequencer's 0.1).
-pub const REACHED_M: f64 = 0.1;
-/// The last row's tolerance, m: half the source's, so that the true target is within
-/// [`REACHED_M`] despite the camera's error in the target's position (record 0049).
-pub const GOAL_TOLERANCE_M: f64 = 0.05;
 
 /// How a mission runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
