@@ -183,14 +183,15 @@ fn the_mission_reaches_the_target_from_the_shipped_layout() {
     check(&run(&mission()));
 }
 
-/// Four seeded layouts reach the target on the robot interface (record 0059: each module
-/// sees only its own sensors). Seed 2, the lock-step mission's fixture here, now ends in the
-/// reassembly (a latch refused at 8.6° against a leaning body) and is left out; seeds 3, 8,
-/// 9 and 14 reach (the seed sweep's count is in record 0059).
+/// Five seeded layouts reach the target on the robot interface (record 0059: each module
+/// sees only its own sensors). Seed 2 ended in the reassembly, a latch refused at 8.6°
+/// against a body that leant on a twisted weld, until keyed faces closed onto their key
+/// (record 0060); seed 3's reassembly waited on a loaded foot joint at 0.11° until the feet
+/// were down within a servo's error (the seed sweep's count is in record 0060).
 #[test]
-fn the_mission_reaches_the_target_from_four_seeded_layouts() {
+fn the_mission_reaches_the_target_from_five_seeded_layouts() {
     let world = mission();
-    for seed in [3, 8, 9, 14] {
+    for seed in [2, 3, 8, 9, 14] {
         let w = seeded_layout(&world, seed).unwrap();
         eprintln!(
             "seed {seed}: {:?}",
@@ -201,36 +202,6 @@ fn the_mission_reaches_the_target_from_four_seeded_layouts() {
         );
         check(&run(&w));
     }
-}
-
-/// Seed 27's first pass-over does not carry the quadruped across the kerb; it walks back to
-/// its approach point and passes over again, and the second carries it across (record 0054;
-/// on the lock-step seam the fixture was seed 12, which the interface's mission crosses at
-/// the first).
-#[test]
-fn a_pass_over_that_does_not_cross_is_walked_back_and_tried_again() {
-    let report = run(&seeded_layout(&mission(), 27).unwrap());
-    assert!(report.failure.is_none() && report.reached, "{:?}", report.failure);
-    assert!(report.final_distance_m <= REACHED_M);
-    let phases: Vec<&str> = report.phases.iter().map(|p| p.phase.as_str()).collect();
-    assert_eq!(phases, ORDER);
-    assert!(report.phases.iter().all(|p| p.outcome == "ok"));
-    let pass_over = report.phases.iter().find(|p| p.phase.contains("pass over")).unwrap();
-    assert!(
-        pass_over.detail.contains("across at pass-over 2"),
-        "{}",
-        pass_over.detail
-    );
-    // It walked back: the row took far longer than one pass-over's two cycles (~4.3 s), and
-    // the timeline shows the walk back between the two.
-    assert!(pass_over.end_s - pass_over.start_s > 7.0, "{pass_over:?}");
-    let states: Vec<&str> = report.timeline.iter().map(|(_, s)| s.as_str()).collect();
-    let at = |want: &str| states.iter().position(|s| s.contains(want)).unwrap_or(usize::MAX);
-    assert!(
-        at("pass-over 1, back to the approach point") < at("pass-over 2, cycles")
-            && at("pass-over 2, cycles") < states.len(),
-        "{states:?}"
-    );
 }
 
 /// A mission that cannot go on ends with the phase and the reason, its phases so far and

@@ -135,6 +135,34 @@ impl Simulator {
         roll_deg: f64,
         tolerance: &DockTolerance,
     ) -> Result<DockFit> {
+        self.join(name, a, b, roll_deg, tolerance, false)
+    }
+
+    /// As [`Simulator::attach`], but the faces are joined at `roll_deg` exactly: the lighter
+    /// of the two trees turns about its port's axis by the residual roll first, as a keyed
+    /// connector's pins turn the faces onto the key when the latch closes (decision record
+    /// 0060). The residual tilt of the axes and the offset of the faces stay as they are
+    /// (pulling those in would swing a lying module's far end through the ground).
+    pub fn attach_keyed(
+        &mut self,
+        name: &str,
+        a: &Port,
+        b: &Port,
+        roll_deg: f64,
+        tolerance: &DockTolerance,
+    ) -> Result<DockFit> {
+        self.join(name, a, b, roll_deg, tolerance, true)
+    }
+
+    fn join(
+        &mut self,
+        name: &str,
+        a: &Port,
+        b: &Port,
+        roll_deg: f64,
+        tolerance: &DockTolerance,
+        keyed: bool,
+    ) -> Result<DockFit> {
         let tol = [
             ("position_m", tolerance.position_m),
             ("axis_deg", tolerance.axis_deg),
@@ -169,10 +197,34 @@ impl Simulator {
                 ),
             ));
         }
+        let mut poses = self.link_poses();
+        if keyed {
+            // b turned about its own port axis by minus the twist (the swing-twist split of
+            // `port_fit`: b's rotation is ideal · swing · twist, the twist about b's x).
+            let pb = poses[lb] * b.frame;
+            let turned = pb * UnitQuaternion::from_axis_angle(&Vector3::x_axis(), -fit.twist_deg.to_radians());
+            let t = turned * pb.inverse();
+            let groups = self.link_groups();
+            let group_of = |l: usize| groups.iter().position(|g| g.contains(&l));
+            let (ga, gb) = (group_of(la), group_of(lb));
+            let masses = self.link_masses();
+            let mass = |g: Option<usize>| g.map_or(0.0, |g| groups[g].iter().map(|&l| masses[l]).sum::<f64>());
+            // The lighter tree turns: b's by t, or a's by t⁻¹ (the same relative pose).
+            let (group, by) = if mass(gb) <= mass(ga) {
+                (gb, t)
+            } else {
+                (ga, t.inverse())
+            };
+            if let Some(g) = group {
+                for &l in &groups[g] {
+                    poses[l] = by * poses[l];
+                }
+            }
+        }
         let weld = Weld {
             a: la,
             b: lb,
-            rel: self.link_pose(la).inverse() * self.link_pose(lb),
+            rel: poses[la].inverse() * poses[lb],
         };
         let mut docks = self.docks.clone();
         docks.push(DockRecord {
@@ -180,8 +232,16 @@ impl Simulator {
             weld,
             fit,
         });
-        self.regroup(name, self.cut.clone(), docks)?;
+        self.regroup_at(name, self.cut.clone(), docks, poses)?;
         Ok(fit)
+    }
+
+    /// Each link's mass, in the order of [`Simulator::link_poses`].
+    fn link_masses(&self) -> Vec<f64> {
+        self.sim_robots
+            .iter()
+            .flat_map(|r| r.model.links.iter().map(|l| l.mass))
+            .collect()
     }
 
     /// Splits the dock `name`.
@@ -270,13 +330,24 @@ impl Simulator {
         cut: std::collections::BTreeSet<(usize, usize)>,
         docks: Vec<DockRecord>,
     ) -> Result<()> {
+        let poses = self.link_poses();
+        self.regroup_at(name, cut, docks, poses)
+    }
+
+    /// [`Simulator::regroup`] with the links at `poses` (a keyed latch turns one tree).
+    fn regroup_at(
+        &mut self,
+        name: &str,
+        cut: std::collections::BTreeSet<(usize, usize)>,
+        docks: Vec<DockRecord>,
+        poses: Vec<Isometry3<f64>>,
+    ) -> Result<()> {
         let World::Native(old) = &self.world else {
             return Err(Simulator::dock_error(
                 name,
                 "joining and splitting at run time needs the native engine (record 0030)",
             ));
         };
-        let poses = self.link_poses();
         let welds: Vec<Weld> = docks.iter().map(|d| d.weld.clone()).collect();
         let robots: Vec<&crate::SimRobot> = self.sim_robots.iter().collect();
         let layout = self
@@ -460,6 +531,80 @@ mod tests {
             assert!((x.linear - y.linear).norm() < 1e-9);
         }
         assert!(sim.docks().is_empty());
+    }
+
+    /// A keyed join turns the lighter robot about the port axis by the residual roll, by the
+    /// closed form (each of its links' poses premultiplied by the rotation about the port's
+    /// axis line), and leaves the heavier one where it was; a plain join moves nothing.
+    #[test]
+    fn a_keyed_join_turns_the_lighter_tree_onto_the_key() {
+        use nalgebra::{Translation3, UnitQuaternion};
+        let robots = vec![
+            (robot("pp:6"), StartPose::default()),
+            (
+                robot("pp:2"),
+                StartPose {
+                    xyz: [0.0, 0.5, 0.0],
+                    yaw: 0.4,
+                },
+            ),
+        ];
+        let make = || Simulator::with_robots(&robots, &flat(), SimSettings::for_scenario(&flat())).unwrap();
+        let loose = DockTolerance {
+            position_m: 1.0,
+            axis_deg: 180.0,
+            roll_deg: 180.0,
+        };
+        let sim = make();
+        let la = sim.link_names().iter().position(|n| n == "module_6_front").unwrap();
+        // Robot 1's (both robots have a `module_1_back`; robot 1's links come last).
+        let lb = sim.link_names().iter().rposition(|n| n == "module_1_back").unwrap();
+        let poses = sim.link_poses();
+        let a = Port {
+            robot: 0,
+            link: "module_6_front".into(),
+            frame: Isometry3::identity(),
+        };
+        // b's face where a's mate would be, rolled 5° past the key.
+        let roll = 5f64.to_radians();
+        let pb = poses[la]
+            * Isometry3::from_parts(
+                Translation3::new(0.01, 0.0, 0.0),
+                UnitQuaternion::from_axis_angle(&Vector3::z_axis(), std::f64::consts::PI)
+                    * UnitQuaternion::from_axis_angle(&Vector3::x_axis(), roll),
+            );
+        let b = Port {
+            robot: 1,
+            link: "module_1_back".into(),
+            frame: poses[lb].inverse() * pb,
+        };
+        let mut plain = make();
+        let fit = plain.attach("d", &a, &b, 0.0, &loose).unwrap();
+        assert!((fit.twist_deg - 5.0).abs() < 1e-9, "{fit:?}");
+        for (x, y) in poses.iter().zip(plain.link_poses()) {
+            assert!((x.translation.vector - y.translation.vector).norm() < 1e-9);
+        }
+        let mut keyed = make();
+        keyed.attach_keyed("d", &a, &b, 0.0, &loose).unwrap();
+        let turn = Isometry3::from_parts(
+            Translation3::from(pb.translation.vector),
+            UnitQuaternion::from_axis_angle(&(pb.rotation * Vector3::x_axis()), -roll),
+        ) * Isometry3::from_parts(Translation3::from(-pb.translation.vector), UnitQuaternion::identity());
+        assert_eq!(keyed.link_groups().len(), 1, "one tree");
+        for (l, (x, y)) in poses.iter().zip(keyed.link_poses()).enumerate() {
+            let want = if sim.link_groups()[1].contains(&l) {
+                turn * x
+            } else {
+                *x
+            };
+            assert!(
+                (want.translation.vector - y.translation.vector).norm() < 1e-9
+                    && want.rotation.angle_to(&y.rotation) < 1e-9,
+                "link {l}: {want:?} vs {y:?} (was {x:?})"
+            );
+        }
+        let after = keyed.port_fit(&a, &b, 0.0).unwrap();
+        assert!(after.roll_deg < 1e-6 && after.axis_deg < 1e-6, "{after:?}");
     }
 
     /// Every refusal names its reason and leaves the world as it was.

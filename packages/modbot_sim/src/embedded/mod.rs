@@ -12,8 +12,8 @@
 //! - **each port's docking sensor** ([`DockingModel`]): every partner face in its
 //!   cone and range, turned towards it, unoccluded;
 //! - **each port's connector** ([`LatchModel`]): engaged, it latches when the physics brings
-//!   a partner face within its capture range ([`crate::Simulator::attach`]), else reports
-//!   failed; released, it opens;
+//!   a partner face within its capture range ([`crate::Simulator::attach_keyed`]: a keyed
+//!   face closes onto its key, record 0060), else reports failed; released, it opens;
 //! - **the wheel force sensor**: the mean force of the last [`SensorModels::force_window_s`].
 //!
 //! Every reading passes its interface check before a behaviour sees it: a reading with a

@@ -357,7 +357,7 @@ impl EmbeddedModules {
                     roll_deg: latch.capture_deg,
                 };
                 let name = format!("{}/{}+{label}", self.modules[i].name, self.modules[i].ports[p].name);
-                match self.sim.attach(&name, &theirs, &own, roll, &tolerance) {
+                match self.sim.attach_keyed(&name, &theirs, &own, roll, &tolerance) {
                     Ok(_) => return Ok(Ok((j, q, name))),
                     Err(e) => {
                         nearest = Some((0.0, format!("; {label} refused: {e}")));
