@@ -421,6 +421,24 @@ mod tests {
         SimRobot::from_topology(&t).unwrap()
     }
 
+    /// A port at the origin of `link` of robot `robot`.
+    fn port(robot: usize, link: &str) -> Port {
+        Port {
+            robot,
+            link: link.into(),
+            frame: Isometry3::identity(),
+        }
+    }
+
+    /// A tolerance that admits any fit.
+    fn loose() -> DockTolerance {
+        DockTolerance {
+            position_m: 1.0,
+            axis_deg: 180.0,
+            roll_deg: 180.0,
+        }
+    }
+
     /// Drives every hinge with a travelling sine for `seconds`.
     fn wiggle(sim: &mut Simulator, seconds: f64) {
         let steps = (seconds / sim.step_size()).round() as usize;
@@ -501,22 +519,8 @@ mod tests {
         wiggle(&mut sim, 0.12);
         let (p0, l0, e0) = momentum(&sim);
         assert!(p0.z < -0.05, "robot 1 falls: {p0:?}");
-        let loose = DockTolerance {
-            position_m: 1.0,
-            axis_deg: 180.0,
-            roll_deg: 180.0,
-        };
-        let a = Port {
-            robot: 0,
-            link: "module_2_front".into(),
-            frame: Isometry3::identity(),
-        };
-        let b = Port {
-            robot: 1,
-            link: "module_1_back".into(),
-            frame: Isometry3::identity(),
-        };
-        sim.attach("d", &a, &b, 0.0, &loose).unwrap();
+        let (a, b) = (port(0, "module_2_front"), port(1, "module_1_back"));
+        sim.attach("d", &a, &b, 0.0, &loose()).unwrap();
         assert_eq!(sim.link_groups().len(), 1);
         let (p1, l1, e1) = momentum(&sim);
         assert!((p1 - p0).norm() < 1e-9 * (1.0 + p0.norm()), "{p0:?} → {p1:?}");
@@ -550,21 +554,12 @@ mod tests {
             ),
         ];
         let make = || Simulator::with_robots(&robots, &flat(), SimSettings::for_scenario(&flat())).unwrap();
-        let loose = DockTolerance {
-            position_m: 1.0,
-            axis_deg: 180.0,
-            roll_deg: 180.0,
-        };
         let sim = make();
         let la = sim.link_names().iter().position(|n| n == "module_6_front").unwrap();
         // Robot 1's (both robots have a `module_1_back`; robot 1's links come last).
         let lb = sim.link_names().iter().rposition(|n| n == "module_1_back").unwrap();
         let poses = sim.link_poses();
-        let a = Port {
-            robot: 0,
-            link: "module_6_front".into(),
-            frame: Isometry3::identity(),
-        };
+        let a = port(0, "module_6_front");
         // b's face where a's mate would be, rolled 5° past the key.
         let roll = 5f64.to_radians();
         let pb = poses[la]
@@ -579,24 +574,21 @@ mod tests {
             frame: poses[lb].inverse() * pb,
         };
         let mut plain = make();
-        let fit = plain.attach("d", &a, &b, 0.0, &loose).unwrap();
+        let fit = plain.attach("d", &a, &b, 0.0, &loose()).unwrap();
         assert!((fit.twist_deg - 5.0).abs() < 1e-9, "{fit:?}");
         for (x, y) in poses.iter().zip(plain.link_poses()) {
             assert!((x.translation.vector - y.translation.vector).norm() < 1e-9);
         }
         let mut keyed = make();
-        keyed.attach_keyed("d", &a, &b, 0.0, &loose).unwrap();
+        keyed.attach_keyed("d", &a, &b, 0.0, &loose()).unwrap();
         let turn = Isometry3::from_parts(
             Translation3::from(pb.translation.vector),
             UnitQuaternion::from_axis_angle(&(pb.rotation * Vector3::x_axis()), -roll),
         ) * Isometry3::from_parts(Translation3::from(-pb.translation.vector), UnitQuaternion::identity());
         assert_eq!(keyed.link_groups().len(), 1, "one tree");
+        let light = &sim.link_groups()[1];
         for (l, (x, y)) in poses.iter().zip(keyed.link_poses()).enumerate() {
-            let want = if sim.link_groups()[1].contains(&l) {
-                turn * x
-            } else {
-                *x
-            };
+            let want = if light.contains(&l) { turn * x } else { *x };
             assert!(
                 (want.translation.vector - y.translation.vector).norm() < 1e-9
                     && want.rotation.angle_to(&y.rotation) < 1e-9,
@@ -624,11 +616,6 @@ mod tests {
         let mut sim = Simulator::with_robots(&robots, &flat(), settings).unwrap();
         wiggle(&mut sim, 0.1);
         let before = sim.link_poses();
-        let port = |robot: usize, link: &str| Port {
-            robot,
-            link: link.into(),
-            frame: Isometry3::identity(),
-        };
         let tol = DockTolerance::default();
         let expect = |r: crate::Result<_>, text: &str| {
             let e = r.expect_err(text);
@@ -663,14 +650,15 @@ mod tests {
             "tolerance position_m",
         );
         // Two ports of one robot: the dock would make a loop through its hinges.
-        let loose = DockTolerance {
-            position_m: 1.0,
-            axis_deg: 180.0,
-            roll_deg: 180.0,
-        };
         expect(
-            sim.attach("x", &port(0, "module_1_back"), &port(0, "module_2_front"), 0.0, &loose)
-                .map(|_| ()),
+            sim.attach(
+                "x",
+                &port(0, "module_1_back"),
+                &port(0, "module_2_front"),
+                0.0,
+                &loose(),
+            )
+            .map(|_| ()),
             "loop",
         );
         expect(sim.detach("nothing"), "no such dock (in force: none)");
