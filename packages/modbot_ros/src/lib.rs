@@ -5,6 +5,7 @@ pub mod check;
 pub mod convert;
 pub mod dds;
 pub mod error;
+pub mod faults;
 pub mod fleet;
 pub mod launch;
 pub mod loopback;

@@ -1,0 +1,662 @@
+//! Network faults injected in our own transport layer (issue 50; decision record 0061): a
+//! [`FaultyTransport`] wraps any [`Transport`] — the in-memory bus or DDS — and delivers what
+//! its subscriptions receive late (a latency drawn per sample, so that jitter reorders them),
+//! loses some, and keeps a topic silent for a while. The machines here have no network-level
+//! tools for it (no `tc netem` in a namespace without the kernel modules), and faults made on
+//! the receiving side of our own transport are the same on every backend and reproducible
+//! from a seed.
+//!
+//! Latency is measured on the node's clock ([`Transport::now`]): ROS time, which is the
+//! simulator's `/clock` under `use_sim_time`. A run faster than real time then meets the same
+//! delays, in simulated seconds, that a real-time run meets in wall seconds — what the
+//! behaviours see between a sample's stamp and its arrival is the same in both.
+//!
+//! Publishers and services pass through: every sample crosses one subscription, so faults on
+//! the receiving side reach every topic once; a service call's loss is a timeout, which the
+//! callers handle on their own.
+
+use std::collections::{BTreeMap, BinaryHeap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use modbot_msgs::RosMessage;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::args::NodeIdentity;
+use crate::error::Result;
+use crate::params::ParamValue;
+use crate::transport::{Level, Pub, Qos, Server, Sub, Transport};
+
+/// Most samples one subscription holds back at a time: beyond it the oldest held sample is
+/// dropped (counted as `overflowed`), so a huge latency cannot grow memory without bound.
+/// At 30 ms and 1 kHz a subscription holds 30.
+pub const MAX_PENDING: usize = 1024;
+
+/// A window in which a topic delivers nothing (a sensor gone silent).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Silence {
+    /// The topic's resolved name (`/m1/imu`), or `*` for every topic.
+    pub topic: String,
+    /// When it begins, s of node time.
+    pub from_s: f64,
+    /// How long it lasts, s.
+    pub for_s: f64,
+}
+
+/// The faults a [`FaultyTransport`] injects.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Faults {
+    /// Each sample's delay is drawn uniformly from `[min, max]`, s.
+    pub latency_s: [f64; 2],
+    /// Probability that a sample is lost, independently of every other, 0 ≤ p < 1.
+    pub loss: f64,
+    /// Seed of the draws (each subscription draws from its own stream, seeded by this and its
+    /// topic's name, so that adding a subscription does not change another's faults).
+    pub seed: u64,
+    /// Windows of silence.
+    pub silences: Vec<Silence>,
+}
+
+impl Default for Faults {
+    fn default() -> Faults {
+        Faults::none()
+    }
+}
+
+impl Faults {
+    /// No faults: every sample delivered at once, in order.
+    pub fn none() -> Faults {
+        Faults {
+            latency_s: [0.0, 0.0],
+            loss: 0.0,
+            seed: 0,
+            silences: Vec::new(),
+        }
+    }
+
+    /// Whether it injects anything.
+    pub fn is_none(&self) -> bool {
+        self.latency_s == [0.0, 0.0] && self.loss == 0.0 && self.silences.is_empty()
+    }
+
+    /// Checks every field, naming the one refused.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        let [lo, hi] = self.latency_s;
+        if !(lo.is_finite() && hi.is_finite() && lo >= 0.0 && hi >= lo && hi <= 10.0) {
+            return Err(format!("latency: [{lo}, {hi}] s is not 0 ≤ min ≤ max ≤ 10 s (finite)"));
+        }
+        if !(self.loss.is_finite() && (0.0..1.0).contains(&self.loss)) {
+            return Err(format!("loss: {} is not a probability in [0, 1)", self.loss));
+        }
+        for (k, s) in self.silences.iter().enumerate() {
+            if s.topic.is_empty() || (s.topic != "*" && !s.topic.starts_with('/')) {
+                return Err(format!(
+                    "silence {}: topic `{}` is neither `*` nor a resolved name (`/m1/imu`)",
+                    k + 1,
+                    s.topic
+                ));
+            }
+            if !(s.from_s.is_finite() && s.for_s.is_finite() && s.for_s >= 0.0) {
+                return Err(format!(
+                    "silence {}: from {} s for {} s is not a finite window of length ≥ 0",
+                    k + 1,
+                    s.from_s,
+                    s.for_s
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Parses a comma-separated specification, e.g.
+    /// `latency_ms=0..20,loss=0.01,seed=7,silence=/m1/imu@5+2` (the IMU of `/m1` silent from
+    /// 5 s for 2 s; `silence` may be repeated; `latency_ms=10` is a fixed 10 ms). Unknown keys,
+    /// values that do not parse and values out of range are refused naming the key.
+    pub fn parse(spec: &str) -> std::result::Result<Faults, String> {
+        let mut f = Faults::none();
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| format!("`{item}` is not KEY=VALUE (latency_ms, loss, seed, silence)"))?;
+            let num = |v: &str| -> std::result::Result<f64, String> {
+                v.trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("{key}: `{v}` is not a number"))
+            };
+            match key.trim() {
+                "latency_ms" => {
+                    let (lo, hi) = value.split_once("..").unwrap_or((value, value));
+                    f.latency_s = [num(lo)? / 1e3, num(hi)? / 1e3];
+                }
+                "loss" => f.loss = num(value)?,
+                "seed" => {
+                    f.seed = value
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("seed: `{value}` is not a whole number ≥ 0"))?
+                }
+                "silence" => {
+                    let (topic, window) = value
+                        .split_once('@')
+                        .ok_or_else(|| format!("silence: `{value}` is not TOPIC@FROM+FOR (s)"))?;
+                    let (from, dur) = window
+                        .split_once('+')
+                        .ok_or_else(|| format!("silence: `{value}` is not TOPIC@FROM+FOR (s)"))?;
+                    f.silences.push(Silence {
+                        topic: topic.trim().to_string(),
+                        from_s: num(from)?,
+                        for_s: num(dur)?,
+                    });
+                }
+                other => {
+                    return Err(format!("unknown key `{other}` (latency_ms, loss, seed, silence)"));
+                }
+            }
+        }
+        f.validate()?;
+        Ok(f)
+    }
+
+    fn silent(&self, topic: &str, t: f64) -> bool {
+        self.silences
+            .iter()
+            .any(|s| (s.topic == "*" || s.topic == topic) && t >= s.from_s && t < s.from_s + s.for_s)
+    }
+}
+
+/// What one subscription's faults did, for tests and logs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FaultStats {
+    /// Samples taken from the wrapped subscription.
+    pub received: u64,
+    /// Lost by the draw.
+    pub lost: u64,
+    /// Dropped inside a window of silence.
+    pub silenced: u64,
+    /// Dropped because [`MAX_PENDING`] were held back.
+    pub overflowed: u64,
+    /// Handed to the node.
+    pub delivered: u64,
+    /// Handed to the node after a sample received later than it.
+    pub reordered: u64,
+}
+
+type Stats = Arc<Mutex<BTreeMap<String, FaultStats>>>;
+
+/// A [`Transport`] whose subscriptions deliver late, lose samples and fall silent as
+/// [`Faults`] says. Node time advances when the node reads [`Transport::now`] (every node
+/// does on each tick); samples arrive at the time last read.
+pub struct FaultyTransport<T> {
+    inner: T,
+    faults: Arc<Faults>,
+    clock: Arc<AtomicU64>,
+    stats: Stats,
+}
+
+impl<T: Transport> FaultyTransport<T> {
+    /// Wraps `inner`; `faults` is validated.
+    pub fn new(inner: T, faults: Faults) -> std::result::Result<FaultyTransport<T>, String> {
+        faults.validate()?;
+        let clock = Arc::new(AtomicU64::new(inner.now().to_bits()));
+        Ok(FaultyTransport {
+            inner,
+            faults: Arc::new(faults),
+            clock,
+            stats: Stats::default(),
+        })
+    }
+
+    /// The wrapped transport.
+    pub fn inner(&self) -> &T {
+        &self.inner
+    }
+
+    /// What the faults did so far, by resolved topic name (summed over its subscriptions).
+    pub fn stats(&self) -> BTreeMap<String, FaultStats> {
+        self.stats.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+}
+
+/// A publisher of a [`FaultyTransport`]: the wrapped one.
+pub struct FaultyPub<P>(P);
+
+impl<M, P: Pub<M>> Pub<M> for FaultyPub<P> {
+    fn publish(&self, m: M) -> Result<()> {
+        self.0.publish(m)
+    }
+}
+
+/// A sample held back until `at`; `seq` orders equal times by arrival.
+struct Held<M> {
+    at: f64,
+    seq: u64,
+    sample: std::result::Result<M, String>,
+}
+
+impl<M> PartialEq for Held<M> {
+    fn eq(&self, o: &Self) -> bool {
+        self.at.total_cmp(&o.at).is_eq() && self.seq == o.seq
+    }
+}
+impl<M> Eq for Held<M> {}
+impl<M> PartialOrd for Held<M> {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<M> Ord for Held<M> {
+    /// Reversed, so that the [`BinaryHeap`] pops the earliest first.
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        o.at.total_cmp(&self.at).then(o.seq.cmp(&self.seq))
+    }
+}
+
+struct Holding<M> {
+    rng: ChaCha8Rng,
+    heap: BinaryHeap<Held<M>>,
+    next_seq: u64,
+    last_delivered_seq: Option<u64>,
+}
+
+/// A subscription of a [`FaultyTransport`].
+pub struct FaultySub<S, M> {
+    inner: S,
+    topic: String,
+    faults: Arc<Faults>,
+    clock: Arc<AtomicU64>,
+    stats: Stats,
+    held: Mutex<Holding<M>>,
+}
+
+impl<S: Sub<M>, M: Send> FaultySub<S, M> {
+    fn count(&self, f: impl FnOnce(&mut FaultStats)) {
+        if let Ok(mut s) = self.stats.lock() {
+            f(s.entry(self.topic.clone()).or_default());
+        }
+    }
+}
+
+impl<S: Sub<M>, M: Send> Sub<M> for FaultySub<S, M> {
+    fn take(&self) -> Option<std::result::Result<M, String>> {
+        let now = f64::from_bits(self.clock.load(Ordering::Relaxed));
+        let Ok(mut held) = self.held.lock() else {
+            return self.inner.take();
+        };
+        let [lo, hi] = self.faults.latency_s;
+        while let Some(sample) = self.inner.take() {
+            self.count(|s| s.received += 1);
+            if self.faults.silent(&self.topic, now) {
+                self.count(|s| s.silenced += 1);
+                continue;
+            }
+            // Both draws are made for every sample, so that the loss does not shift the
+            // latencies of the samples after it.
+            let lose = held.rng.random::<f64>() < self.faults.loss;
+            let delay = lo + (hi - lo) * held.rng.random::<f64>();
+            if lose {
+                self.count(|s| s.lost += 1);
+                continue;
+            }
+            if held.heap.len() >= MAX_PENDING {
+                // The earliest due is the one to go: it has waited longest.
+                held.heap.pop();
+                self.count(|s| s.overflowed += 1);
+            }
+            let seq = held.next_seq;
+            held.next_seq += 1;
+            held.heap.push(Held {
+                at: now + delay,
+                seq,
+                sample,
+            });
+        }
+        if held.heap.peek().is_some_and(|h| h.at <= now) {
+            let h = held.heap.pop()?;
+            let out_of_order = held.last_delivered_seq.is_some_and(|l| h.seq < l);
+            held.last_delivered_seq = Some(held.last_delivered_seq.map_or(h.seq, |l| l.max(h.seq)));
+            self.count(|s| {
+                s.delivered += 1;
+                s.reordered += u64::from(out_of_order);
+            });
+            return Some(h.sample);
+        }
+        None
+    }
+}
+
+/// A server of a [`FaultyTransport`]: the wrapped one.
+pub struct FaultyServer<V>(V);
+
+impl<Req, Resp, V: Server<Req, Resp>> Server<Req, Resp> for FaultyServer<V> {
+    type Token = V::Token;
+    fn take(&self) -> Option<std::result::Result<(Self::Token, Req), String>> {
+        self.0.take()
+    }
+    fn respond(&self, token: Self::Token, response: Resp) -> Result<()> {
+        self.0.respond(token, response)
+    }
+}
+
+/// FNV-1a of a topic name: a stable per-topic seed (std's hashers promise no stability).
+fn topic_seed(topic: &str) -> u64 {
+    topic.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+impl<T: Transport> Transport for FaultyTransport<T> {
+    type P<M: RosMessage> = FaultyPub<T::P<M>>;
+    type S<M: RosMessage> = FaultySub<T::S<M>, M>;
+    type Srv<Req: RosMessage, Resp: RosMessage> = FaultyServer<T::Srv<Req, Resp>>;
+
+    fn publisher<M: RosMessage>(&mut self, topic: &str, qos: Qos) -> Result<Self::P<M>> {
+        Ok(FaultyPub(self.inner.publisher(topic, qos)?))
+    }
+
+    fn subscription<M: RosMessage>(&mut self, topic: &str, qos: Qos) -> Result<Self::S<M>> {
+        let inner = self.inner.subscription(topic, qos)?;
+        let topic = self.inner.resolve(topic);
+        let rng = ChaCha8Rng::seed_from_u64(self.faults.seed ^ topic_seed(&topic));
+        Ok(FaultySub {
+            inner,
+            topic,
+            faults: Arc::clone(&self.faults),
+            clock: Arc::clone(&self.clock),
+            stats: Arc::clone(&self.stats),
+            held: Mutex::new(Holding {
+                rng,
+                heap: BinaryHeap::new(),
+                next_seq: 0,
+                last_delivered_seq: None,
+            }),
+        })
+    }
+
+    fn server<Req: RosMessage, Resp: RosMessage>(
+        &mut self,
+        name: &str,
+        package: &str,
+        service: &str,
+    ) -> Result<Self::Srv<Req, Resp>> {
+        Ok(FaultyServer(self.inner.server(name, package, service)?))
+    }
+
+    fn param_changes(&mut self) -> Vec<(String, ParamValue)> {
+        self.inner.param_changes()
+    }
+
+    fn param(&self, name: &str) -> Option<ParamValue> {
+        self.inner.param(name)
+    }
+
+    fn now(&self) -> f64 {
+        let t = self.inner.now();
+        self.clock.store(t.to_bits(), Ordering::Relaxed);
+        t
+    }
+
+    fn log(&self, level: Level, msg: &str) {
+        self.inner.log(level, msg)
+    }
+
+    fn identity(&self) -> &NodeIdentity {
+        self.inner.identity()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use modbot_msgs::std_msgs::msg::Float64MultiArray;
+
+    use super::*;
+    use crate::args::RosArgs;
+    use crate::loopback::LoopbackBus;
+
+    fn id(name: &str) -> NodeIdentity {
+        NodeIdentity::new(name, &RosArgs::default()).unwrap()
+    }
+
+    /// A talker on the bus and a listener behind `faults`.
+    fn pair(
+        faults: Faults,
+    ) -> (
+        LoopbackBus,
+        impl Pub<Float64MultiArray>,
+        FaultyTransport<crate::loopback::LoopbackNode>,
+    ) {
+        let bus = LoopbackBus::new();
+        let mut talker = bus.node(id("talker"));
+        let p = talker
+            .publisher::<Float64MultiArray>("/chatter", Qos::Reliable)
+            .unwrap();
+        let listener = FaultyTransport::new(bus.node(id("listener")), faults).unwrap();
+        (bus, p, listener)
+    }
+
+    fn msg(k: usize, t: f64) -> Float64MultiArray {
+        Float64MultiArray {
+            data: vec![k as f64, t],
+            ..Default::default()
+        }
+    }
+
+    /// Publishes one sample every `period` s for `n` samples, reading every 1 ms; returns
+    /// (index, sent, arrived) of every sample delivered.
+    fn run(faults: Faults, n: usize, period: f64) -> (Vec<(usize, f64, f64)>, FaultStats) {
+        let (bus, p, mut l) = pair(faults);
+        let sub = l.subscription::<Float64MultiArray>("/chatter", Qos::Reliable).unwrap();
+        let mut got = Vec::new();
+        let steps_per = (period / 1e-3).round() as usize;
+        let total = n * steps_per + 2000;
+        for step in 0..total {
+            let t = step as f64 * 1e-3;
+            bus.set_now(t);
+            let now = l.now();
+            if step % steps_per == 0 && step / steps_per < n {
+                p.publish(msg(step / steps_per, t)).unwrap();
+            }
+            while let Some(m) = sub.take() {
+                let m = m.unwrap();
+                got.push((m.data[0] as usize, m.data[1], now));
+            }
+        }
+        (got, l.stats()["/chatter"])
+    }
+
+    #[test]
+    fn no_faults_delivers_everything_at_once_in_order() {
+        let (got, s) = run(Faults::none(), 500, 1e-3);
+        assert_eq!(got.len(), 500);
+        assert!(got.iter().enumerate().all(|(k, g)| g.0 == k && g.2 == g.1));
+        assert_eq!((s.lost, s.reordered, s.overflowed), (0, 0, 0));
+    }
+
+    /// A fixed latency delays every sample by exactly that (the 1 ms reading grid included:
+    /// 10 ms is ten steps), and nothing is reordered.
+    #[test]
+    fn a_fixed_latency_delays_every_sample_by_it() {
+        let f = Faults::parse("latency_ms=10").unwrap();
+        let (got, s) = run(f, 500, 1e-3);
+        assert_eq!(got.len(), 500);
+        for (k, (i, sent, arrived)) in got.iter().enumerate() {
+            assert_eq!(*i, k);
+            // Read on the 1 ms grid: 10 ms, or 11 where the sum rounds a hair past a step.
+            let d = arrived - sent;
+            assert!((0.010 - 1e-9..=0.011 + 1e-9).contains(&d), "{k}: {d}");
+        }
+        assert_eq!(s.reordered, 0);
+    }
+
+    /// Latencies drawn from U(0, 20 ms): every delay within [0, 20 ms] (plus the 1 ms reading
+    /// grid), their mean within five standard errors of the closed form's 10 ms (σ =
+    /// 20/√12 ms), and samples 1 ms apart overtake one another.
+    #[test]
+    fn a_jittered_latency_is_uniform_and_reorders() {
+        let f = Faults::parse("latency_ms=0..20,seed=3").unwrap();
+        let n = 4000;
+        let (got, s) = run(f, n, 1e-3);
+        assert_eq!(got.len(), n);
+        let delays: Vec<f64> = got.iter().map(|g| g.2 - g.1).collect();
+        assert!(delays.iter().all(|&d| (-1e-9..=0.021).contains(&d)), "{delays:?}");
+        let mean = delays.iter().sum::<f64>() / n as f64;
+        // The grid rounds each arrival up to the next millisecond: +0.5 ms on average.
+        let want = 0.010 + 0.0005;
+        let se = 0.020 / 12f64.sqrt() / (n as f64).sqrt();
+        assert!((mean - want).abs() < 5.0 * se, "mean {mean} vs {want} ± {}", 5.0 * se);
+        let out_of_order = got.windows(2).filter(|w| w[1].0 < w[0].0).count();
+        assert!(out_of_order > n / 10, "{out_of_order} of {n} out of order");
+        assert!(s.reordered > 0);
+    }
+
+    /// Loss p = 2 % of 20 000: the count within five standard deviations of the binomial's
+    /// mean (400 ± 99), and what is lost is what is missing.
+    #[test]
+    fn loss_drops_the_drawn_fraction() {
+        let f = Faults::parse("loss=0.02,seed=11").unwrap();
+        let n = 20_000;
+        let (got, s) = run(f, n, 1e-3);
+        let lost = (n - got.len()) as f64;
+        let (mean, sd) = (n as f64 * 0.02, (n as f64 * 0.02 * 0.98).sqrt());
+        assert!((lost - mean).abs() < 5.0 * sd, "{lost} lost, {mean} ± {}", 5.0 * sd);
+        assert_eq!(s.lost as f64, lost);
+        assert_eq!(s.received, n as u64);
+    }
+
+    #[test]
+    fn a_silent_window_delivers_nothing_and_only_then() {
+        let f = Faults::parse("silence=/chatter@0.2+0.1").unwrap();
+        let (got, s) = run(f, 500, 1e-3);
+        assert!(got.iter().all(|g| !(0.2..0.3 - 1e-9).contains(&g.1)));
+        assert_eq!(got.len() as u64 + s.silenced, 500);
+        assert!((99..=101).contains(&s.silenced), "{s:?}");
+        // Another topic's silence leaves this one alone.
+        let (got, _) = run(Faults::parse("silence=/other@0.2+0.1").unwrap(), 500, 1e-3);
+        assert_eq!(got.len(), 500);
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_faults() {
+        let f = |seed: u64| Faults {
+            latency_s: [0.0, 0.02],
+            loss: 0.05,
+            seed,
+            silences: Vec::new(),
+        };
+        let a = run(f(5), 1000, 1e-3).0;
+        let b = run(f(5), 1000, 1e-3).0;
+        let c = run(f(6), 1000, 1e-3).0;
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+
+    /// A latency far beyond the publishing rate holds at most [`MAX_PENDING`] samples.
+    #[test]
+    fn what_is_held_back_is_bounded() {
+        let f = Faults::parse("latency_ms=9000").unwrap();
+        let (bus, p, mut l) = pair(f);
+        let sub = l.subscription::<Float64MultiArray>("/chatter", Qos::Reliable).unwrap();
+        for k in 0..3000 {
+            bus.set_now(k as f64 * 1e-3);
+            l.now();
+            p.publish(msg(k, 0.0)).unwrap();
+            assert!(sub.take().is_none());
+        }
+        let s = l.stats()["/chatter"];
+        assert_eq!(s.received, 3000);
+        assert_eq!(s.overflowed, 3000 - MAX_PENDING as u64);
+        // The newest are the ones kept.
+        bus.set_now(100.0);
+        l.now();
+        let first = sub.take().unwrap().unwrap();
+        assert_eq!(first.data[0] as usize, 3000 - MAX_PENDING);
+    }
+
+    /// Over DDS (ros2-client, in a loopback-only network namespace): a wall-clock latency of
+    /// 20–40 ms puts every sample at least 20 ms after its stamp (DDS adds its own), jitter
+    /// reorders samples sent 2 ms apart, and 10 % loss loses some.
+    #[test]
+    fn faults_apply_over_dds_too() {
+        if crate::netns::reexec_in_netns("faults::tests::faults_apply_over_dds_too") {
+            return;
+        }
+        let mut talker = crate::dds::DdsTransport::plain("talker").unwrap();
+        let p = talker
+            .publisher::<Float64MultiArray>("/chatter", Qos::Reliable)
+            .unwrap();
+        let f = Faults::parse("latency_ms=20..40,loss=0.1,seed=1").unwrap();
+        let mut l = FaultyTransport::new(crate::dds::DdsTransport::plain("listener").unwrap(), f).unwrap();
+        let sub = l.subscription::<Float64MultiArray>("/chatter", Qos::Reliable).unwrap();
+        let wall = crate::transport::wall_now;
+        // Discovery: a probe (index −1) every 50 ms until the listener hears one.
+        let deadline = wall() + 20.0;
+        'discovery: loop {
+            assert!(wall() < deadline, "the listener never heard the talker");
+            p.publish(msg(usize::MAX, wall())).unwrap();
+            for _ in 0..50 {
+                l.now();
+                if sub.take().is_some() {
+                    break 'discovery;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+        let mut got = Vec::new();
+        let n = 400;
+        let end = wall() + n as f64 * 0.002 + 0.5;
+        let mut k = 0;
+        while wall() < end {
+            let now = l.now();
+            if k < n {
+                p.publish(msg(k, now)).unwrap();
+                k += 1;
+            }
+            while let Some(m) = sub.take() {
+                let m = m.unwrap();
+                if m.data[0] < n as f64 {
+                    got.push((m.data[0] as usize, m.data[1], now));
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let s = l.stats()["/chatter"];
+        eprintln!("over DDS: {} of {n} delivered, {s:?}", got.len());
+        assert!(
+            got.iter().all(|g| g.2 - g.1 >= 0.020),
+            "a sample came sooner than 20 ms"
+        );
+        assert!(got.windows(2).any(|w| w[1].0 < w[0].0), "nothing reordered");
+        assert!(
+            s.lost > 0 && got.len() < n && got.len() > n / 2,
+            "{} of {n}, {s:?}",
+            got.len()
+        );
+    }
+
+    #[test]
+    fn a_bad_specification_is_refused_naming_the_key() {
+        for (spec, key) in [
+            ("loss=1.5", "loss"),
+            ("loss=NaN", "loss"),
+            ("loss=x", "loss"),
+            ("latency_ms=20..5", "latency"),
+            ("latency_ms=-1", "latency"),
+            ("latency_ms=inf", "latency"),
+            ("seed=-3", "seed"),
+            ("silence=imu@1+2", "silence 1"),
+            ("silence=/imu@1", "silence"),
+            ("silence=/imu@1+-2", "silence 1"),
+            ("jitter=3", "unknown key `jitter`"),
+            ("loss", "KEY=VALUE"),
+        ] {
+            let e = Faults::parse(spec).unwrap_err();
+            assert!(e.contains(key), "{spec}: {e}");
+        }
+        assert!(Faults::parse("").unwrap().is_none());
+        let f = Faults::parse(" latency_ms=0..30 , loss=0.01, seed=2, silence=*@1+0.5").unwrap();
+        assert_eq!(f.latency_s, [0.0, 0.03]);
+        assert_eq!((f.loss, f.seed, f.silences.len()), (0.01, 2, 1));
+    }
+}
