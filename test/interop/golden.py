@@ -19,6 +19,9 @@ from nav_msgs.msg import Odometry, Path, OccupancyGrid
 from geometry_msgs.msg import PoseStamped, TransformStamped, Point
 from rosgraph_msgs.msg import Clock
 from visualization_msgs.msg import Marker, MarkerArray
+from sensor_msgs.msg import Imu
+from geometry_msgs.msg import WrenchStamped
+from std_srvs.srv import SetBool
 
 
 def header(sec, nsec, frame):
@@ -81,6 +84,19 @@ def cases():
 
     yield "string", String(data="<robot name=\"x\"/>")
 
+    # The robot interface's standard messages (issue 50).
+    imu = Imu(header=header(4, 250000000, "m1/imu_link"))
+    imu.orientation.z, imu.orientation.w = 0.7071067811865476, 0.7071067811865476
+    imu.orientation_covariance = [1e-4, 0.0, 0.0, 0.0, 1e-4, 0.0, 0.0, 0.0, 1e-4]
+    imu.angular_velocity.z = 0.3
+    imu.linear_acceleration.z = 9.81
+    yield "imu", imu
+    w = WrenchStamped(header=header(1, 0, "m1/wheel_ft"))
+    w.wrench.force.x, w.wrench.force.y, w.wrench.force.z = 1.0, -2.0, 30.0
+    yield "wrench_stamped", w
+    yield "set_bool_request", SetBool.Request(data=True)
+    yield "set_bool_response", SetBool.Response(success=False, message="no port `Q`")
+
     # TFMessage: tf2_msgs has no wheel; build_modbot_msgs.sh builds it next to modbot_msgs.
     try:
         from tf2_msgs.msg import TFMessage
@@ -104,6 +120,20 @@ def cases():
     row.target.position.x = 1.0
     row.target.position.y = 0.5
     yield "strategic_plan", StrategicPlan(header=header(0, 0, "map"), rows=[row], estimated_time=12.5)
+
+    # The robot interface's own messages (issue 50).
+    from modbot_msgs.msg import (TagDetection, TagDetectionArray, ConnectorState, DockingReading,
+                                 DockingReadingArray)
+    d = TagDetection(id="target", position=Point(x=2.0, y=0.5, z=0.1),
+                     covariance=[0.01, 0.002, 0.0, 0.002, 0.02, 0.0, 0.0, 0.0, 0.03])
+    yield "tag_detection_array", TagDetectionArray(header=header(12, 345000000, "m1/camera_optical"),
+                                                   detections=[d])
+    yield "connector_state", ConnectorState(header=header(7, 0, "m1/port_F"), port="F",
+                                            state=ConnectorState.LATCHED, partner="m2/L", reason="")
+    r = DockingReading(partner="m4/BF")
+    r.pose.position.x, r.pose.position.y = 0.05, 0.01
+    r.pose.orientation.z, r.pose.orientation.w = 1.0, 0.0
+    yield "docking_reading_array", DockingReadingArray(header=header(2, 500000000, "m1/port_F"), readings=[r])
 
 
 def type_name(cls):

@@ -42,15 +42,16 @@ fn unhex(s: &str) -> Vec<u8> {
 /// between fields and after the last one uninitialised (two runs of golden.py differ there),
 /// while we write zeros. A differing byte is accepted only where ours is a zero that a
 /// 4-aligned offset of the body follows within 7 zero bytes (where padding can be), or in at
-/// most 7 trailing bytes that end the payload on an 8-byte boundary. Values are checked
+/// most 7 trailing bytes that end the body on a 4-byte boundary (an RTPS payload's length is
+/// a multiple of 4: std_srvs/SetBool's one-byte request arrives as four). Values are checked
 /// separately: rclpy's bytes must decode to the very message we encoded.
 fn same_but_padding(ours: &[u8], theirs: &[u8]) -> Result<(), String> {
     if theirs.len() < ours.len() || theirs.len() - ours.len() > 7 {
         return Err(format!("length {} vs rclpy's {}", ours.len(), theirs.len()));
     }
-    if theirs.len() > ours.len() && (theirs.len() - 4) % 8 != 0 {
+    if theirs.len() > ours.len() && (theirs.len() - 4) % 4 != 0 {
         return Err(format!(
-            "rclpy's {} trailing bytes do not end on an 8-byte boundary",
+            "rclpy's {} trailing bytes do not end on a 4-byte boundary",
             theirs.len() - ours.len()
         ));
     }
@@ -97,6 +98,10 @@ fn the_padding_rule_rejects_real_differences() {
     theirs[2] = 1; // the encapsulation header
     assert!(same_but_padding(&ours, &theirs).is_err());
     assert!(same_but_padding(&ours, &ours[..12]).is_err());
+    // Trailing padding ends the body on a 4-byte boundary, and only there.
+    let short = [0, 1, 0, 0, 1];
+    assert!(same_but_padding(&short, &[0, 1, 0, 0, 1, 0x55, 0, 0]).is_ok());
+    assert!(same_but_padding(&short, &[0, 1, 0, 0, 1, 0x55, 0]).is_err());
 }
 
 /// sensor_msgs/Joy, what teleop_node reads on `joy`.
@@ -301,6 +306,105 @@ fn modbot_own_interfaces_as_rclpy_builds_them() {
             header: header(0, 0, "map"),
             rows: vec![row],
             estimated_time: 12.5,
+        },
+    );
+}
+
+/// The robot interface's messages (issue 50): the standard ones (sensor_msgs/Imu,
+/// geometry_msgs/WrenchStamped, std_srvs/SetBool) and modbot's own, byte for byte as rclpy
+/// serialises them.
+#[test]
+fn robot_interface_messages_as_rclpy_builds_them() {
+    use modbot_msgs::geometry_msgs::msg::{Pose, Quaternion, Vector3, Wrench, WrenchStamped};
+    use modbot_msgs::modbot_msgs::msg::{
+        ConnectorState, DockingReading, DockingReadingArray, TagDetection, TagDetectionArray,
+    };
+    use modbot_msgs::sensor_msgs::msg::Imu;
+    use modbot_msgs::std_srvs::srv::{SetBool_Request, SetBool_Response};
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    check(
+        "imu",
+        Imu {
+            header: header(4, 250_000_000, "m1/imu_link"),
+            orientation: Quaternion {
+                x: 0.0,
+                y: 0.0,
+                z: h,
+                w: h,
+            },
+            orientation_covariance: [1e-4, 0.0, 0.0, 0.0, 1e-4, 0.0, 0.0, 0.0, 1e-4],
+            angular_velocity: Vector3 { x: 0.0, y: 0.0, z: 0.3 },
+            linear_acceleration: Vector3 {
+                x: 0.0,
+                y: 0.0,
+                z: 9.81,
+            },
+            ..Default::default()
+        },
+    );
+    check(
+        "wrench_stamped",
+        WrenchStamped {
+            header: header(1, 0, "m1/wheel_ft"),
+            wrench: Wrench {
+                force: Vector3 {
+                    x: 1.0,
+                    y: -2.0,
+                    z: 30.0,
+                },
+                ..Default::default()
+            },
+        },
+    );
+    check("set_bool_request", SetBool_Request { data: true });
+    check(
+        "set_bool_response",
+        SetBool_Response {
+            success: false,
+            message: "no port `Q`".into(),
+        },
+    );
+    check(
+        "tag_detection_array",
+        TagDetectionArray {
+            header: header(12, 345_000_000, "m1/camera_optical"),
+            detections: vec![TagDetection {
+                id: "target".into(),
+                position: Point { x: 2.0, y: 0.5, z: 0.1 },
+                covariance: [0.01, 0.002, 0.0, 0.002, 0.02, 0.0, 0.0, 0.0, 0.03],
+            }],
+        },
+    );
+    check(
+        "connector_state",
+        ConnectorState {
+            header: header(7, 0, "m1/port_F"),
+            port: "F".into(),
+            state: ConnectorState::LATCHED,
+            partner: "m2/L".into(),
+            reason: String::new(),
+        },
+    );
+    check(
+        "docking_reading_array",
+        DockingReadingArray {
+            header: header(2, 500_000_000, "m1/port_F"),
+            readings: vec![DockingReading {
+                partner: "m4/BF".into(),
+                pose: Pose {
+                    position: Point {
+                        x: 0.05,
+                        y: 0.01,
+                        z: 0.0,
+                    },
+                    orientation: Quaternion {
+                        x: 0.0,
+                        y: 0.0,
+                        z: 1.0,
+                        w: 0.0,
+                    },
+                },
+            }],
         },
     );
 }

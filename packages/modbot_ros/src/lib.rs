@@ -7,6 +7,7 @@ pub mod dds;
 pub mod error;
 pub mod faults;
 pub mod fleet;
+pub mod interface_msgs;
 pub mod launch;
 pub mod loopback;
 pub mod netns;
