@@ -77,7 +77,6 @@ pub fn urdf_xacro(topology: &Topology, config: &DescriptionConfig) -> Result<Str
 
 fn document(topology: &Topology, config: &DescriptionConfig, xacro: bool) -> Result<String> {
     let tree = LinkTree::new(topology);
-    let joints = topology.joints();
     let colour = materials(topology, &tree)?;
     let mut x = Xml::new();
     if xacro {
@@ -113,6 +112,15 @@ fn document(topology: &Topology, config: &DescriptionConfig, xacro: bool) -> Res
         .empty("origin", &[("xyz", "0 0 0".into()), ("rpy", "0 0 0".into())])
         .close();
 
+    links(&mut x, topology, &tree, &colour);
+    ros2_control(&mut x, topology);
+    gazebo(&mut x, topology, &tree, config, xacro)?;
+    Ok(x.finish())
+}
+
+/// Every link (inertial, visual, collision) and the joint to its parent.
+fn links(x: &mut Xml, topology: &Topology, tree: &LinkTree, colour: &[&str]) {
+    let joints = topology.joints();
     for l in &tree.links {
         let def = &topology.kind_of(l.module).links[l.link];
         x.open("link", &[("name", l.name.clone())]);
@@ -194,8 +202,11 @@ fn document(topology: &Topology, config: &DescriptionConfig, xacro: bool) -> Res
             }
         }
     }
+}
 
-    // ros2_control: a position or velocity command per joint, position + velocity state.
+/// ros2_control: a position or velocity command per joint, position + velocity state.
+fn ros2_control(x: &mut Xml, topology: &Topology) {
+    let joints = topology.joints();
     x.open(
         "ros2_control",
         &[("name", "GazeboSimSystem".into()), ("type", "system".into())],
@@ -236,8 +247,11 @@ fn document(topology: &Topology, config: &DescriptionConfig, xacro: bool) -> Res
         x.close();
     }
     x.close();
+}
 
-    // Gazebo: friction per link, the ros2_control plugin, odometry.
+/// Gazebo: friction per link, force/torque sensors, the ros2_control plugin (xacro only),
+/// odometry.
+fn gazebo(x: &mut Xml, topology: &Topology, tree: &LinkTree, config: &DescriptionConfig, xacro: bool) -> Result<()> {
     for l in &tree.links {
         let kind = topology.kind_of(l.module);
         let mu = kind.links[l.link].friction.unwrap_or(kind.contact.friction);
@@ -305,7 +319,7 @@ fn document(topology: &Topology, config: &DescriptionConfig, xacro: bool) -> Res
     .text("dimensions", &[], "3")
     .close();
     x.close();
-    Ok(x.finish())
+    Ok(())
 }
 
 /// gz_ros2_control's `position_proportional_gain` for the robot's position servos: their
