@@ -95,18 +95,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let library = args.config.library()?;
     let robot = load_robot(&args.robot, &catalog)?;
     let world = load_world_for(args.world.as_deref(), &robot)?;
-    let controller = match &args.poses {
-        Some(path) => {
-            if !args.set.is_empty() {
-                return Err(BadInput("--set gives gait parameters; a pose sequence (--poses) has none".into()).into());
-            }
-            ControllerSpec::PoseSequence(path.clone())
-        }
-        None => ControllerSpec::Gait {
-            name: args.gait.clone(),
-            params: args.set.clone(),
-        },
-    };
+    let controller = controller_spec(args)?;
     let mut options = EvalOptions {
         library,
         plan: RunPlan {
@@ -149,16 +138,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     };
     let csv_path = work.join("trajectory.csv");
     let joint_names = robot.joint_names();
-    let file = std::fs::File::create(&csv_path).with_context(|| format!("creating {}", csv_path.display()))?;
-    let mut csv = std::io::BufWriter::new(file);
-    let mut header = String::from("time_s,com_x_m,com_y_m,com_z_m,heading_rad,roll_rad");
-    for j in &joint_names {
-        let _ = write!(header, ",{j}_target");
-    }
-    for j in &joint_names {
-        let _ = write!(header, ",{j}_angle_rad");
-    }
-    writeln!(csv, "{header}").with_context(|| format!("writing {}", csv_path.display()))?;
+    let mut csv = open_trajectory(&csv_path, &joint_names)?;
     let urdf = if args.mcap {
         Some(modbot_description::urdf::urdf(&robot, &DescriptionConfig::builtin())?)
     } else {
@@ -247,24 +227,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let (eval, frames, links, mcap_messages) = finished.inspect_err(|_| clean_up(&work))?;
     let dir = match dir {
         Some(d) => d,
-        None => {
-            let d = fresh_dir(
-                &PathBuf::from(format!("runs/{}_{}", robot.name, eval.controller)),
-                false,
-                args.force,
-            )?;
-            std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
-            for f in STREAMED {
-                let from = work.join(f);
-                if from.exists() {
-                    let to = d.join(f);
-                    std::fs::rename(&from, &to)
-                        .with_context(|| format!("moving {} to {}", from.display(), to.display()))?;
-                }
-            }
-            let _ = std::fs::remove_dir(&work);
-            d
-        }
+        None => move_in(&work, &format!("runs/{}_{}", robot.name, eval.controller), args.force)?,
     };
     bar.finish_and_clear();
     for note in &eval.notes {
@@ -307,6 +270,54 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let _ = write!(stdout, "{table}");
     let _ = writeln!(stdout, "run folder: {} ({})", dir.display(), written.join(", "));
     Ok(())
+}
+
+/// The controller `run` builds: a pose sequence (which takes no `--set`) or a gait.
+fn controller_spec(args: &RunArgs) -> Result<ControllerSpec> {
+    match &args.poses {
+        Some(path) => {
+            if !args.set.is_empty() {
+                return Err(BadInput("--set gives gait parameters; a pose sequence (--poses) has none".into()).into());
+            }
+            Ok(ControllerSpec::PoseSequence(path.clone()))
+        }
+        None => Ok(ControllerSpec::Gait {
+            name: args.gait.clone(),
+            params: args.set.clone(),
+        }),
+    }
+}
+
+/// trajectory.csv opened with its header: time, centre of mass, heading, roll, then every
+/// joint's target and every joint's angle.
+fn open_trajectory(csv_path: &std::path::Path, joint_names: &[String]) -> Result<std::io::BufWriter<std::fs::File>> {
+    let file = std::fs::File::create(csv_path).with_context(|| format!("creating {}", csv_path.display()))?;
+    let mut csv = std::io::BufWriter::new(file);
+    let mut header = String::from("time_s,com_x_m,com_y_m,com_z_m,heading_rad,roll_rad");
+    for j in joint_names {
+        let _ = write!(header, ",{j}_target");
+    }
+    for j in joint_names {
+        let _ = write!(header, ",{j}_angle_rad");
+    }
+    writeln!(csv, "{header}").with_context(|| format!("writing {}", csv_path.display()))?;
+    Ok(csv)
+}
+
+/// Moves the streamed files from the working folder `work` into a fresh folder `name` (the
+/// run's, named after its controller once it is built) and removes `work`.
+fn move_in(work: &std::path::Path, name: &str, force: bool) -> Result<PathBuf> {
+    let d = fresh_dir(&PathBuf::from(name), false, force)?;
+    std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+    for f in STREAMED {
+        let from = work.join(f);
+        if from.exists() {
+            let to = d.join(f);
+            std::fs::rename(&from, &to).with_context(|| format!("moving {} to {}", from.display(), to.display()))?;
+        }
+    }
+    let _ = std::fs::remove_dir(work);
+    Ok(d)
 }
 
 /// A number with at most 4 decimals and no trailing zeros (a period of 0.94 s computed as

@@ -605,19 +605,60 @@ impl ModuleKind {
 
     /// Checks every field; `key` is the dotted prefix used in error messages.
     pub fn validate(&self, key: &str) -> Result<()> {
-        let positive = |name: String, v: f64| -> Result<()> {
-            if v.is_finite() && v > 0.0 {
-                Ok(())
-            } else {
-                Err(CoreError::invalid(format!("{key}.{name}"), v, "a finite number > 0"))
+        self.validate_links(key)?;
+        let parent_of = self.validate_joints(key)?;
+        // Every link but the root hangs from exactly one joint, and the root reaches them all.
+        let mut reached = vec![false; self.links.len()];
+        reached[0] = true;
+        for _ in 0..self.links.len() {
+            for (c, p) in parent_of.iter().enumerate() {
+                if p.is_some_and(|p| reached[p]) {
+                    reached[c] = true;
+                }
             }
-        };
-        let finite = |name: String, v: &[f64]| -> Result<()> {
-            match v.iter().find(|x| !x.is_finite()) {
-                Some(x) => Err(CoreError::invalid(format!("{key}.{name}"), x, "a finite number")),
-                None => Ok(()),
+        }
+        if let Some(lost) = reached.iter().position(|r| !r) {
+            return Err(CoreError::invalid(
+                format!("{key}.links[{lost}]"),
+                &self.links[lost].name,
+                "a link joined to the module's first link through joints",
+            ));
+        }
+        if self.ports.is_empty() {
+            return Err(CoreError::invalid(format!("{key}.ports"), "{}", "at least one port"));
+        }
+        for (name, p) in &self.ports {
+            if !is_identifier(name) {
+                return Err(CoreError::invalid(
+                    format!("{key}.ports"),
+                    name,
+                    "port names of letters, digits and _",
+                ));
             }
-        };
+            if self.link_index(&p.link).is_none() {
+                let known = self.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>().join(", ");
+                return Err(CoreError::invalid(
+                    format!("{key}.ports.{name}.link"),
+                    &p.link,
+                    format!("one of: {known}"),
+                ));
+            }
+            all_finite(key, format!("ports.{name}.xyz"), &p.xyz)?;
+            all_finite(key, format!("ports.{name}.rpy_deg"), &p.rpy_deg)?;
+        }
+        let mu = self.contact.friction;
+        if !(mu.is_finite() && mu >= 0.0) {
+            return Err(CoreError::invalid(
+                format!("{key}.contact.friction"),
+                mu,
+                "a finite number >= 0",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The links: names, masses, inertias, friction, shapes.
+    fn validate_links(&self, key: &str) -> Result<()> {
         if self.links.is_empty() {
             return Err(CoreError::invalid(format!("{key}.links"), "[]", "at least one link"));
         }
@@ -627,7 +668,7 @@ impl ModuleKind {
             check_new_name(&mut names, &format!("{key}.{lk}.name"), &l.name)?;
             let has_collision = l.shapes.iter().any(|s| s.collision);
             if has_collision {
-                positive(format!("{lk}.mass_kg"), l.mass_kg)?;
+                positive(key, format!("{lk}.mass_kg"), l.mass_kg)?;
             } else if !(l.mass_kg.is_finite() && l.mass_kg >= 0.0) {
                 return Err(CoreError::invalid(
                     format!("{key}.{lk}.mass_kg"),
@@ -643,11 +684,11 @@ impl ModuleKind {
                 ));
             }
             if let Some(i) = &l.inertia {
-                finite(format!("{lk}.inertia.xyz"), &i.xyz)?;
-                finite(format!("{lk}.inertia.rpy_deg"), &i.rpy_deg)?;
-                finite(format!("{lk}.inertia"), &[i.ixy, i.ixz, i.iyz])?;
+                all_finite(key, format!("{lk}.inertia.xyz"), &i.xyz)?;
+                all_finite(key, format!("{lk}.inertia.rpy_deg"), &i.rpy_deg)?;
+                all_finite(key, format!("{lk}.inertia"), &[i.ixy, i.ixz, i.iyz])?;
                 for (n, v) in [("ixx", i.ixx), ("iyy", i.iyy), ("izz", i.izz)] {
-                    positive(format!("{lk}.inertia.{n}"), v)?;
+                    positive(key, format!("{lk}.inertia.{n}"), v)?;
                 }
             } else if l.mass_kg > 0.0 && l.shapes.is_empty() {
                 return Err(CoreError::invalid(
@@ -675,22 +716,28 @@ impl ModuleKind {
                         "exactly one of box, cylinder, sphere",
                     ));
                 }
-                finite(format!("{sk}.xyz"), &s.xyz)?;
-                finite(format!("{sk}.rpy_deg"), &s.rpy_deg)?;
+                all_finite(key, format!("{sk}.xyz"), &s.xyz)?;
+                all_finite(key, format!("{sk}.rpy_deg"), &s.rpy_deg)?;
                 match s.geometry() {
                     Geometry::Box(b) => {
                         for (n, v) in ["x", "y", "z"].iter().zip(b) {
-                            positive(format!("{sk}.box.{n}"), v)?;
+                            positive(key, format!("{sk}.box.{n}"), v)?;
                         }
                     }
                     Geometry::Cylinder { radius, length } => {
-                        positive(format!("{sk}.cylinder.radius"), radius)?;
-                        positive(format!("{sk}.cylinder.length"), length)?;
+                        positive(key, format!("{sk}.cylinder.radius"), radius)?;
+                        positive(key, format!("{sk}.cylinder.length"), length)?;
                     }
-                    Geometry::Sphere(r) => positive(format!("{sk}.sphere.radius"), r)?,
+                    Geometry::Sphere(r) => positive(key, format!("{sk}.sphere.radius"), r)?,
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The joints and fixed joints (each edge of the link tree once): the parent of each
+    /// link, by index.
+    fn validate_joints(&self, key: &str) -> Result<Vec<Option<usize>>> {
         let mut joint_names = BTreeSet::new();
         let mut parent_of: Vec<Option<usize>> = vec![None; self.links.len()];
         for (i, j) in self.joints.iter().enumerate() {
@@ -702,9 +749,9 @@ impl ModuleKind {
                 &mut joint_names,
                 &mut parent_of,
             )?;
-            finite(format!("{jk}.xyz"), &j.xyz)?;
-            finite(format!("{jk}.rpy_deg"), &j.rpy_deg)?;
-            finite(format!("{jk}.axis"), &j.axis)?;
+            all_finite(key, format!("{jk}.xyz"), &j.xyz)?;
+            all_finite(key, format!("{jk}.rpy_deg"), &j.rpy_deg)?;
+            all_finite(key, format!("{jk}.axis"), &j.axis)?;
             if Vector3::from(j.axis).norm() < 1e-9 {
                 return Err(CoreError::invalid(
                     format!("{key}.{jk}.axis"),
@@ -747,14 +794,22 @@ impl ModuleKind {
             }
             match j.actuator {
                 Actuator::Position(s) => {
-                    positive(format!("{jk}.actuator.position.max_torque_nm"), s.max_torque_nm)?;
-                    positive(format!("{jk}.actuator.position.max_speed_deg_s"), s.max_speed_deg_s)?;
-                    positive(format!("{jk}.actuator.position.kp"), s.kp)?;
-                    positive(format!("{jk}.actuator.position.tolerance_deg"), s.tolerance_deg)?;
+                    positive(key, format!("{jk}.actuator.position.max_torque_nm"), s.max_torque_nm)?;
+                    positive(
+                        key,
+                        format!("{jk}.actuator.position.max_speed_deg_s"),
+                        s.max_speed_deg_s,
+                    )?;
+                    positive(key, format!("{jk}.actuator.position.kp"), s.kp)?;
+                    positive(key, format!("{jk}.actuator.position.tolerance_deg"), s.tolerance_deg)?;
                 }
                 Actuator::Velocity(v) => {
-                    positive(format!("{jk}.actuator.velocity.max_torque_nm"), v.max_torque_nm)?;
-                    positive(format!("{jk}.actuator.velocity.max_speed_deg_s"), v.max_speed_deg_s)?;
+                    positive(key, format!("{jk}.actuator.velocity.max_torque_nm"), v.max_torque_nm)?;
+                    positive(
+                        key,
+                        format!("{jk}.actuator.velocity.max_speed_deg_s"),
+                        v.max_speed_deg_s,
+                    )?;
                 }
             }
         }
@@ -767,57 +822,27 @@ impl ModuleKind {
                 &mut joint_names,
                 &mut parent_of,
             )?;
-            finite(format!("{jk}.xyz"), &j.xyz)?;
-            finite(format!("{jk}.rpy_deg"), &j.rpy_deg)?;
+            all_finite(key, format!("{jk}.xyz"), &j.xyz)?;
+            all_finite(key, format!("{jk}.rpy_deg"), &j.rpy_deg)?;
         }
-        // Every link but the root hangs from exactly one joint, and the root reaches them all.
-        let mut reached = vec![false; self.links.len()];
-        reached[0] = true;
-        for _ in 0..self.links.len() {
-            for (c, p) in parent_of.iter().enumerate() {
-                if p.is_some_and(|p| reached[p]) {
-                    reached[c] = true;
-                }
-            }
-        }
-        if let Some(lost) = reached.iter().position(|r| !r) {
-            return Err(CoreError::invalid(
-                format!("{key}.links[{lost}]"),
-                &self.links[lost].name,
-                "a link joined to the module's first link through joints",
-            ));
-        }
-        if self.ports.is_empty() {
-            return Err(CoreError::invalid(format!("{key}.ports"), "{}", "at least one port"));
-        }
-        for (name, p) in &self.ports {
-            if !is_identifier(name) {
-                return Err(CoreError::invalid(
-                    format!("{key}.ports"),
-                    name,
-                    "port names of letters, digits and _",
-                ));
-            }
-            if self.link_index(&p.link).is_none() {
-                let known = self.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>().join(", ");
-                return Err(CoreError::invalid(
-                    format!("{key}.ports.{name}.link"),
-                    &p.link,
-                    format!("one of: {known}"),
-                ));
-            }
-            finite(format!("ports.{name}.xyz"), &p.xyz)?;
-            finite(format!("ports.{name}.rpy_deg"), &p.rpy_deg)?;
-        }
-        let mu = self.contact.friction;
-        if !(mu.is_finite() && mu >= 0.0) {
-            return Err(CoreError::invalid(
-                format!("{key}.contact.friction"),
-                mu,
-                "a finite number >= 0",
-            ));
-        }
+        Ok(parent_of)
+    }
+}
+
+/// `v`, a finite number > 0, or an error naming `key.name`.
+fn positive(key: &str, name: String, v: f64) -> Result<()> {
+    if v.is_finite() && v > 0.0 {
         Ok(())
+    } else {
+        Err(CoreError::invalid(format!("{key}.{name}"), v, "a finite number > 0"))
+    }
+}
+
+/// Every value of `v` finite, or an error naming `key.name` and the first that is not.
+fn all_finite(key: &str, name: String, v: &[f64]) -> Result<()> {
+    match v.iter().find(|x| !x.is_finite()) {
+        Some(x) => Err(CoreError::invalid(format!("{key}.{name}"), x, "a finite number")),
+        None => Ok(()),
     }
 }
 

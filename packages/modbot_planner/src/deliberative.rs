@@ -267,42 +267,25 @@ impl PartialOrd for Item {
     }
 }
 
-/// Minimum-time plan from the scenario's start (in `start_configuration`) to its goal, using
-/// the `available` configurations of the capability table.
-pub fn plan(
-    scenario: &Scenario,
-    capabilities: &Capabilities,
-    available: &[&str],
-    start_configuration: &str,
-    resolution: f64,
-) -> Result<SearchedPlan, PlanError> {
-    let map = TerrainMap::from_scenario(scenario, resolution)?;
-    let configs: Vec<(&str, &Capability)> =
-        available
-            .iter()
-            .map(|n| {
-                capabilities.configurations.get(*n).map(|c| (*n, c)).ok_or_else(|| {
-                    PlanError::InvalidRequest(format!("configuration `{n}` is not in the capability table"))
-                })
-            })
-            .collect::<Result<_, _>>()?;
-    let k0 = configs
-        .iter()
-        .position(|(n, _)| *n == start_configuration)
-        .ok_or_else(|| {
-            PlanError::InvalidRequest(format!("start configuration `{start_configuration}` is not available"))
-        })?;
-    let start = [scenario.robot_start.xyz[0], scenario.robot_start.xyz[1]];
-    let goal = scenario.goal.unwrap_or(start);
-    let (s, g) = (map.cell_of(start), map.cell_of(goal));
-    let (Some(s), Some(g)) = (s, g) else {
-        return Err(PlanError::OutOfBounds {
-            x: goal[0].round() as i64,
-            y: goal[1].round() as i64,
-            width: map.nx,
-            height: map.ny,
-        });
-    };
+/// The search's result: the states from start to goal (`cell * configurations + k`), the
+/// time, how each state was entered, and the states expanded.
+struct Searched {
+    trail: Vec<usize>,
+    time_s: f64,
+    how: Vec<Action>,
+    expansions: u64,
+}
+
+/// Dijkstra over (cell, configuration): a step to one of the 8 neighbours in the same
+/// configuration at that configuration's speed there, or a reconfiguration in place
+/// (`reconfigure_s`) where the new one can drive.
+fn search(
+    map: &TerrainMap,
+    configs: &[(&str, &Capability)],
+    reconfigure_s: f64,
+    (s, k0): (usize, usize),
+    g: usize,
+) -> Result<Searched, PlanError> {
     let nk = configs.len();
     let n = map.nx * map.ny * nk;
     let mut dist = vec![f64::INFINITY; n];
@@ -333,7 +316,7 @@ pub fn plan(
                 crossing(&map.cells[cell], map.wall_distance[cell], cap),
                 Some((Action::Drive, _))
             ) {
-                let nd = d + capabilities.reconfigure_s;
+                let nd = d + reconfigure_s;
                 let t = id(cell, k2);
                 if nd < dist[t] {
                     dist[t] = nd;
@@ -378,6 +361,57 @@ pub fn plan(
         trail.push(p);
     }
     trail.reverse();
+    Ok(Searched {
+        trail,
+        time_s: dist[end],
+        how,
+        expansions,
+    })
+}
+
+/// Minimum-time plan from the scenario's start (in `start_configuration`) to its goal, using
+/// the `available` configurations of the capability table.
+pub fn plan(
+    scenario: &Scenario,
+    capabilities: &Capabilities,
+    available: &[&str],
+    start_configuration: &str,
+    resolution: f64,
+) -> Result<SearchedPlan, PlanError> {
+    let map = TerrainMap::from_scenario(scenario, resolution)?;
+    let configs: Vec<(&str, &Capability)> =
+        available
+            .iter()
+            .map(|n| {
+                capabilities.configurations.get(*n).map(|c| (*n, c)).ok_or_else(|| {
+                    PlanError::InvalidRequest(format!("configuration `{n}` is not in the capability table"))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+    let k0 = configs
+        .iter()
+        .position(|(n, _)| *n == start_configuration)
+        .ok_or_else(|| {
+            PlanError::InvalidRequest(format!("start configuration `{start_configuration}` is not available"))
+        })?;
+    let start = [scenario.robot_start.xyz[0], scenario.robot_start.xyz[1]];
+    let goal = scenario.goal.unwrap_or(start);
+    let (s, g) = (map.cell_of(start), map.cell_of(goal));
+    let (Some(s), Some(g)) = (s, g) else {
+        return Err(PlanError::OutOfBounds {
+            x: goal[0].round() as i64,
+            y: goal[1].round() as i64,
+            width: map.nx,
+            height: map.ny,
+        });
+    };
+    let nk = configs.len();
+    let Searched {
+        trail,
+        time_s,
+        how,
+        expansions,
+    } = search(&map, &configs, capabilities.reconfigure_s, (s, k0), g)?;
     let gait_of = |n: &str| {
         capabilities
             .configurations
@@ -468,7 +502,7 @@ pub fn plan(
     rows.push(sub_goal(&last, "target", (0.0, 0.0), Action::Drive, false, segment));
     Ok(SearchedPlan {
         plan: StrategicPlan { rows },
-        time_s: dist[end],
+        time_s,
         configurations: used,
         expansions,
     })
