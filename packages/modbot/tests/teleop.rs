@@ -140,7 +140,7 @@ fn keys_drive_a_snake_under_tmux() {
     }
     let exe = env!("CARGO_BIN_EXE_modbot");
     let command = format!(
-        "'{exe}' teleop --robot py:8 --timeout {TIMEOUT_S} --heartbeat 0.3; echo \"exit=$?\"; stty -a; sleep 60"
+        "'{exe}' teleop --robot py:8 --timeout {TIMEOUT_S} --heartbeat 0.3; echo \"exit=$?\"; stty -a; echo stty-printed; sleep 60"
     );
     let t = Tmux::start(&command);
     t.wait_screen("modbot teleop: py:8 as a snake (straight, turning, rolling) -> /gait/command");
@@ -188,7 +188,9 @@ fn keys_drive_a_snake_under_tmux() {
         stop_within(&cmds, Duration::from_secs(5)).is_some(),
         "quitting stops the robot"
     );
-    let s = t.wait_screen("exit=0");
+    // Wait for the line after `stty -a`: "exit=0" alone can be on the screen before it.
+    let s = t.wait_screen("stty-printed");
+    assert!(s.contains("exit=0"), "{s}");
     assert!(s.contains("gait commands sent on /gait/command"), "{s}");
     let tokens: Vec<&str> = s.split_whitespace().collect();
     for flag in ["icanon", "echo", "isig"] {
