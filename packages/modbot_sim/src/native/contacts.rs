@@ -14,7 +14,7 @@ use rapier3d::parry::shape::Shape;
 use rapier3d::prelude::SharedShape;
 
 use super::NativeParams;
-use super::rows::Rows;
+use super::rows::{ContactAt, Rows};
 use super::tree::{Kinematics, Model};
 use crate::convert::{from_vec, to_pose};
 use crate::layout::{Layout, ObstacleSpec};
@@ -148,12 +148,14 @@ impl Collision {
                             kin,
                             minv,
                             params,
-                            (b, None),
-                            &x.coords,
-                            &Vector3::z(),
-                            x.z,
-                            ground_mu,
-                            ci * 8 + k,
+                            ContactAt {
+                                bodies: (b, None),
+                                point: &x.coords,
+                                normal: &Vector3::z(),
+                                dist: x.z,
+                                mu: ground_mu,
+                                key: ci * 8 + k,
+                            },
                         );
                         rows.tag_last(ci, None);
                     }
@@ -256,12 +258,14 @@ impl Collision {
                         kin,
                         minv,
                         params,
-                        (b, other_body),
-                        &x.coords,
-                        &n,
-                        p.dist as f64,
-                        mu,
-                        usize::MAX,
+                        ContactAt {
+                            bodies: (b, other_body),
+                            point: &x.coords,
+                            normal: &n,
+                            dist: p.dist as f64,
+                            mu,
+                            key: usize::MAX,
+                        },
                     );
                     rows.tag_last(ci, other_collider);
                 }

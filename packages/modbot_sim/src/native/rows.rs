@@ -50,6 +50,34 @@ pub(crate) struct Row {
     pub lambda: f64,
 }
 
+/// What a row asks of its impulse: the velocity right-hand side and the impulse's bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct Target {
+    /// The velocity the row drives its Jacobian's product towards.
+    pub rhs: f64,
+    /// Lower impulse bound.
+    pub lo: f64,
+    /// Upper impulse bound.
+    pub hi: f64,
+}
+
+/// A contact point for [`Rows::contact`].
+#[derive(Debug, Clone, Copy)]
+pub struct ContactAt<'a> {
+    /// The body the normal points at, and the other (None: the fixed world).
+    pub bodies: (usize, Option<usize>),
+    /// The point, world frame.
+    pub point: &'a Vector3<f64>,
+    /// The unit normal, world frame.
+    pub normal: &'a Vector3<f64>,
+    /// Signed distance (negative: penetration), m.
+    pub dist: f64,
+    /// Friction coefficient.
+    pub mu: f64,
+    /// Warm-start slot.
+    pub key: usize,
+}
+
 impl Row {
     /// A row at buffer offset `at` over `from..to` with J M⁻¹ Jᵀ = `d` (a row with no
     /// effective mass is inert).
@@ -127,16 +155,13 @@ impl Rows {
 
     /// A row whose Jacobian is the sum over `parts` of `w · V_b` (bodies of different trees);
     /// returns it with its effective mass.
-    #[allow(clippy::too_many_arguments)]
     pub fn body_row(
         &mut self,
         model: &Model,
         kin: &Kinematics,
         minv: &[f64],
         parts: &[(usize, Vector6<f64>)],
-        rhs: f64,
-        lo: f64,
-        hi: f64,
+        Target { rhs, lo, hi }: Target,
         lambda: f64,
     ) -> Row {
         let n = model.n;
@@ -170,16 +195,13 @@ impl Rows {
     }
 
     /// A row on one generalised coordinate `k` of the tree spanning `dofs`.
-    #[allow(clippy::too_many_arguments)]
     pub fn dof_row(
         &mut self,
         n: usize,
         minv: &[f64],
         k: usize,
         dofs: std::ops::Range<usize>,
-        rhs: f64,
-        lo: f64,
-        hi: f64,
+        Target { rhs, lo, hi }: Target,
     ) -> Row {
         let at = self.jrow.len();
         self.jrow.resize(at + n, 0.0);
@@ -211,7 +233,17 @@ impl Rows {
             if !matches!(body.drive, Drive::Free) {
                 let w = body.drive.commanded_speed(targets[b], q);
                 let cap = body.drive.max_torque() * dt;
-                let mut row = self.dof_row(n, minv, k, dofs.clone(), w, -cap, cap);
+                let mut row = self.dof_row(
+                    n,
+                    minv,
+                    k,
+                    dofs.clone(),
+                    Target {
+                        rhs: w,
+                        lo: -cap,
+                        hi: cap,
+                    },
+                );
                 row.lambda = self.drive_warm[b].clamp(-cap, cap);
                 self.drive_rows[b] = Some(self.singles.len());
                 self.singles.push(row);
@@ -220,13 +252,33 @@ impl Rows {
             if q < lower + LIMIT_MARGIN {
                 let gap = q - lower;
                 let rhs = if gap < 0.0 { -gap * params.erp / dt } else { -gap / dt };
-                let row = self.dof_row(n, minv, k, dofs.clone(), rhs, 0.0, f64::INFINITY);
+                let row = self.dof_row(
+                    n,
+                    minv,
+                    k,
+                    dofs.clone(),
+                    Target {
+                        rhs,
+                        lo: 0.0,
+                        hi: f64::INFINITY,
+                    },
+                );
                 self.singles.push(row);
             }
             if q > upper - LIMIT_MARGIN {
                 let gap = upper - q;
                 let rhs = if gap < 0.0 { gap * params.erp / dt } else { gap / dt };
-                let row = self.dof_row(n, minv, k, dofs, rhs, f64::NEG_INFINITY, 0.0);
+                let row = self.dof_row(
+                    n,
+                    minv,
+                    k,
+                    dofs,
+                    Target {
+                        rhs,
+                        lo: f64::NEG_INFINITY,
+                        hi: 0.0,
+                    },
+                );
                 self.singles.push(row);
             }
         }
@@ -235,20 +287,15 @@ impl Rows {
     /// A contact at world point `point` with unit normal `normal` (pointing at body `b`,
     /// away from `other`, which is None for the fixed world) at signed distance `dist`:
     /// a normal and two friction rows, warm started from slot `key`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn contact(
-        &mut self,
-        model: &Model,
-        kin: &Kinematics,
-        minv: &[f64],
-        params: &NativeParams,
-        (b, other): (usize, Option<usize>),
-        point: &Vector3<f64>,
-        normal: &Vector3<f64>,
-        dist: f64,
-        mu: f64,
-        key: usize,
-    ) {
+    pub fn contact(&mut self, model: &Model, kin: &Kinematics, minv: &[f64], params: &NativeParams, c: ContactAt<'_>) {
+        let ContactAt {
+            bodies: (b, other),
+            point,
+            normal,
+            dist,
+            mu,
+            key,
+        } = c;
         // Approaching up to touching is free; a penetration is pushed out at erp per step.
         let rhs = if dist > 0.0 {
             -dist / params.dt
@@ -269,14 +316,22 @@ impl Rows {
         let mut rows = [Row::new(0, (0, 0), 0.0, 0.0, 0.0, 0.0, 0.0); 3];
         for (i, dir) in [normal, &t1, &t2].into_iter().enumerate() {
             let w = point_wrench(point, dir);
-            let (r, lo, hi) = if i == 0 {
-                (rhs, 0.0, f64::INFINITY)
+            let target = if i == 0 {
+                Target {
+                    rhs,
+                    lo: 0.0,
+                    hi: f64::INFINITY,
+                }
             } else {
-                (0.0, f64::NEG_INFINITY, f64::INFINITY)
+                Target {
+                    rhs: 0.0,
+                    lo: f64::NEG_INFINITY,
+                    hi: f64::INFINITY,
+                }
             };
             let mut row = match other {
-                None => self.body_row(model, kin, minv, &[(b, w)], r, lo, hi, warm[i]),
-                Some(o) => self.body_row(model, kin, minv, &[(b, w), (o, -w)], r, lo, hi, warm[i]),
+                None => self.body_row(model, kin, minv, &[(b, w)], target, warm[i]),
+                Some(o) => self.body_row(model, kin, minv, &[(b, w), (o, -w)], target, warm[i]),
             };
             if row.inv_d > 0.0 {
                 row.cfm = params.cfm / row.inv_d;
