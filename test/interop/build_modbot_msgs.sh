@@ -36,37 +36,47 @@ cmake --install "$BUILD" >>"$BUILD.log" 2>&1 || { tail -50 "$BUILD.log"; exit 1;
 PYTHONPATH="$PREFIX/lib/python$PYVER/site-packages" LD_LIBRARY_PATH="$PREFIX/lib:$LD_LIBRARY_PATH" \
   "$V/bin/python" -c 'from modbot_msgs.msg import GaitCommand; from modbot_msgs.srv import Plan' \
   || { echo "modbot_msgs built but does not import"; exit 1; }
-# tf2_msgs has no wheel; sim_node publishes tf2_msgs/TFMessage, so rcl-based peers (the r2r
-# backend) need its typesupport: build that one message from modbot_msgs' copy of its .msg.
-if ! "$V/bin/python" -c 'import tf2_msgs.msg' >/dev/null 2>&1 && [ ! -f "$PREFIX/share/tf2_msgs/package.xml" ]; then
-  TF="$BUILD/tf2_msgs_src"; mkdir -p "$TF/msg"
-  cp "$ROOT/packages/modbot_msgs/interfaces/tf2_msgs/msg/TFMessage.msg" "$TF/msg/"
-  cat > "$TF/package.xml" <<'XML'
+# Packages with no wheel whose interfaces modbot speaks, built from modbot_msgs' copies of
+# their definitions so that rcl-based peers (the r2r backend) and rclpy have the typesupport:
+# tf2_msgs/TFMessage (sim_node's tf) and controller_manager_msgs/SwitchController (the
+# controller switch of the robot interface, record 0063). A package the venv has is kept.
+# one_package NAME VERSION FILE DEPENDENCY
+one_package() {
+  local name=$1 version=$2 file=$3 dep=$4
+  if "$V/bin/python" -c "import $name" >/dev/null 2>&1 || [ -f "$PREFIX/share/$name/package.xml" ]; then
+    return
+  fi
+  local src="$BUILD/${name}_src"; mkdir -p "$src/$(dirname "$file")"
+  cp "$ROOT/packages/modbot_msgs/interfaces/$name/$file" "$src/$file"
+  cat > "$src/package.xml" <<XML
 <?xml version="1.0"?>
 <package format="3">
-  <name>tf2_msgs</name><version>0.36.0</version>
-  <description>TFMessage only, for environments without the tf2_msgs wheel (modbot tests).</description>
-  <maintainer email="dev@modbot.invalid">modbot developers</maintainer><license>BSD-3-Clause</license>
+  <name>$name</name><version>$version</version>
+  <description>$file only, for environments without the $name wheel (modbot tests).</description>
+  <maintainer email="dev@modbot.invalid">modbot developers</maintainer><license>Apache-2.0</license>
   <buildtool_depend>ament_cmake</buildtool_depend><buildtool_depend>rosidl_default_generators</buildtool_depend>
-  <depend>geometry_msgs</depend><member_of_group>rosidl_interface_packages</member_of_group>
+  <depend>$dep</depend><member_of_group>rosidl_interface_packages</member_of_group>
   <export><build_type>ament_cmake</build_type></export>
 </package>
 XML
-  cat > "$TF/CMakeLists.txt" <<'CM'
+  cat > "$src/CMakeLists.txt" <<CM
 cmake_minimum_required(VERSION 3.8)
-project(tf2_msgs)
+project($name)
 find_package(ament_cmake REQUIRED)
 find_package(rosidl_default_generators REQUIRED)
-find_package(geometry_msgs REQUIRED)
-rosidl_generate_interfaces(${PROJECT_NAME} "msg/TFMessage.msg" DEPENDENCIES geometry_msgs)
+find_package($dep REQUIRED)
+rosidl_generate_interfaces(\${PROJECT_NAME} "$file" DEPENDENCIES $dep)
 ament_package()
 CM
-  cmake -S "$TF" -B "$BUILD/tf2_msgs" -DCMAKE_PREFIX_PATH="$V" -DCMAKE_INSTALL_PREFIX="$PREFIX" \
+  cmake -S "$src" -B "$BUILD/$name" -DCMAKE_PREFIX_PATH="$V" -DCMAKE_INSTALL_PREFIX="$PREFIX" \
     -DPython3_EXECUTABLE="$V/bin/python" -DBUILD_TESTING=OFF >>"$BUILD.log" 2>&1 || { tail -50 "$BUILD.log"; exit 1; }
-  cmake --build "$BUILD/tf2_msgs" -j2 >>"$BUILD.log" 2>&1 || { tail -50 "$BUILD.log"; exit 1; }
-  cmake --install "$BUILD/tf2_msgs" >>"$BUILD.log" 2>&1 || { tail -50 "$BUILD.log"; exit 1; }
-fi
+  cmake --build "$BUILD/$name" -j2 >>"$BUILD.log" 2>&1 || { tail -50 "$BUILD.log"; exit 1; }
+  cmake --install "$BUILD/$name" >>"$BUILD.log" 2>&1 || { tail -50 "$BUILD.log"; exit 1; }
+}
+one_package tf2_msgs 0.36.0 msg/TFMessage.msg geometry_msgs
+one_package controller_manager_msgs 4.0.0 srv/SwitchController.srv builtin_interfaces
 # What was built, so a test can tell a stale build (test/interop/python_env.rs).
 cat $(ls "$ROOT"/packages/modbot_msgs/msg/*.msg | sort) $(ls "$ROOT"/packages/modbot_msgs/srv/*.srv | sort) \
+  "$ROOT/packages/modbot_msgs/interfaces/controller_manager_msgs/srv/SwitchController.srv" \
   > "$PREFIX/interfaces.stamp"
 echo "modbot_msgs for rclpy in $PREFIX"

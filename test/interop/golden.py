@@ -104,6 +104,17 @@ def cases():
     except ImportError:
         pass
 
+    # The controller switch (record 0063): controller_manager_msgs has no wheel either;
+    # build_modbot_msgs.sh builds it from modbot's copy of the Jazzy definition.
+    try:
+        from controller_manager_msgs.srv import SwitchController
+        yield "switch_controller_request", SwitchController.Request(
+            activate_controllers=["wheel_position_controller"], deactivate_controllers=["velocity_controller"],
+            strictness=SwitchController.Request.STRICT, activate_asap=True, timeout=Duration(sec=1, nanosec=5))
+        yield "switch_controller_response", SwitchController.Response(ok=False, message="not loaded")
+    except ImportError:
+        pass
+
     # modbot's own interfaces, when modbot_msgs is built for rclpy (build_modbot_msgs.sh).
     try:
         from modbot_msgs.msg import GaitCommand, GaitState, StrategicPlan, SubGoal

@@ -66,7 +66,8 @@ pub fn python(imports: &str) -> PathBuf {
 }
 
 /// Builds modbot's messages for rclpy unless the installed build is of the current
-/// `.msg`/`.srv` files (its `interfaces.stamp` holds their text).
+/// `.msg`/`.srv` files and of the controller switch's copied definition (its
+/// `interfaces.stamp` holds their text, in build_modbot_msgs.sh's order).
 fn ensure_modbot_msgs(v: &Path) {
     let dir = repo_root().join("packages/modbot_msgs");
     let mut stamp = String::new();
@@ -80,6 +81,10 @@ fn ensure_modbot_msgs(v: &Path) {
             stamp.push_str(&std::fs::read_to_string(&f).expect("interface file"));
         }
     }
+    stamp.push_str(
+        &std::fs::read_to_string(dir.join("interfaces/controller_manager_msgs/srv/SwitchController.srv"))
+            .expect("SwitchController.srv"),
+    );
     let stamp_file = msgs_prefix().join("interfaces.stamp");
     if std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp) {
         return;

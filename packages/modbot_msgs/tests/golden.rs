@@ -409,6 +409,31 @@ fn robot_interface_messages_as_rclpy_builds_them() {
     );
 }
 
+/// The controller switch of the robot interface (record 0063): controller_manager_msgs/
+/// SwitchController, byte for byte as rclpy serialises the rosidl build of the same definition.
+#[test]
+fn the_controller_switch_as_rclpy_builds_it() {
+    use modbot_msgs::builtin_interfaces::msg::Duration;
+    use modbot_msgs::controller_manager_msgs::srv::{SwitchController_Request, SwitchController_Response};
+    check(
+        "switch_controller_request",
+        SwitchController_Request {
+            activate_controllers: vec!["wheel_position_controller".into()],
+            deactivate_controllers: vec!["velocity_controller".into()],
+            strictness: SwitchController_Request::STRICT,
+            activate_asap: true,
+            timeout: Duration { sec: 1, nanosec: 5 },
+        },
+    );
+    check(
+        "switch_controller_response",
+        SwitchController_Response {
+            ok: false,
+            message: "not loaded".into(),
+        },
+    );
+}
+
 #[test]
 fn every_field_list_matches_rosidl() {
     let g = golden();

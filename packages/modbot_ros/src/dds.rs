@@ -14,7 +14,10 @@ use crate::args::{NodeIdentity, RosArgs};
 use crate::error::{Result, RosError};
 use crate::param_service::{self, ParamReader, ParamServers, ParamStore};
 use crate::params::{NodeConfig, ParamMap, ParamValue};
-use crate::transport::{Level, Pub, Qos, Server, SimClock, Sub, Transport, trace, wall_now};
+use crate::transport::{
+    Client, Level, Pub, Qos, Server, SimClock, Sub, Transport, UNCLAIMED_RESPONSES, trace, wall_now,
+};
+use ros2_client::service::request_id::RmwRequestId;
 
 fn profile(q: Qos) -> QosProfile {
     let base = QosProfile::publisher_default();
@@ -154,7 +157,7 @@ impl<T: RosMessage> ros2_client::Message for Wire<T> {}
 pub struct DdsServer<Req: RosMessage, Resp: RosMessage>(ros2_client::service::Server<Wire<Req>, Wire<Resp>>);
 
 impl<Req: RosMessage, Resp: RosMessage> Server<Req, Resp> for DdsServer<Req, Resp> {
-    type Token = ros2_client::service::request_id::RmwRequestId;
+    type Token = RmwRequestId;
 
     fn take(&self) -> Option<std::result::Result<(Self::Token, Req), String>> {
         match self.0.receive_request() {
@@ -168,6 +171,41 @@ impl<Req: RosMessage, Resp: RosMessage> Server<Req, Resp> for DdsServer<Req, Res
         self.0
             .send_response(token, Wire(response))
             .map_err(|e| RosError::Middleware(format!("service response: {e:?}")))
+    }
+}
+
+/// ros2-client service client: responses that come for requests not yet claimed wait here
+/// (at most [`UNCLAIMED_RESPONSES`], the oldest going first).
+pub struct DdsClient<Req: RosMessage, Resp: RosMessage> {
+    inner: ros2_client::service::Client<Wire<Req>, Wire<Resp>>,
+    name: String,
+    received: std::sync::Mutex<std::collections::VecDeque<(RmwRequestId, std::result::Result<Resp, String>)>>,
+}
+
+impl<Req: RosMessage, Resp: RosMessage> Client<Req, Resp> for DdsClient<Req, Resp> {
+    type Id = RmwRequestId;
+
+    fn call(&self, request: &Req) -> Result<RmwRequestId> {
+        self.inner
+            .send_request(Wire(request.clone()))
+            .map_err(|e| RosError::Middleware(format!("request on `{}`: {e:?}", self.name)))
+    }
+
+    fn response(&self, id: &RmwRequestId) -> Option<std::result::Result<Resp, String>> {
+        let mut received = self.received.lock().ok()?;
+        loop {
+            match self.inner.receive_response() {
+                Ok(Some((rid, Wire(r)))) => received.push_back((rid, r.check_bounds().map(|()| r))),
+                Ok(None) => break,
+                // Undecodable: no id to give it to; the caller sees no answer and asks again.
+                Err(_) => break,
+            }
+            while received.len() > UNCLAIMED_RESPONSES {
+                received.pop_front();
+            }
+        }
+        let at = received.iter().position(|(rid, _)| rid == id)?;
+        received.remove(at).map(|(_, r)| r)
     }
 }
 
@@ -237,6 +275,33 @@ impl Transport for DdsTransport {
             )
             .map_err(|e| RosError::Middleware(format!("service `{resolved}`: {e:?}")))?;
         Ok(DdsServer(s))
+    }
+
+    type Cli<Req: RosMessage, Resp: RosMessage> = DdsClient<Req, Resp>;
+
+    fn client<Req: RosMessage, Resp: RosMessage>(
+        &mut self,
+        name: &str,
+        package: &str,
+        service: &str,
+    ) -> Result<DdsClient<Req, Resp>> {
+        let resolved = self.resolve(name);
+        let q = profile(Qos::Reliable);
+        let inner = self
+            .node
+            .create_client::<Wire<Req>, Wire<Resp>>(
+                ros2_client::ServiceMapping::Enhanced,
+                &to_name(&resolved)?,
+                &ros2_client::ServiceTypeName::new(package, service),
+                q.clone(),
+                q,
+            )
+            .map_err(|e| RosError::Middleware(format!("client of `{resolved}`: {e:?}")))?;
+        Ok(DdsClient {
+            inner,
+            name: resolved,
+            received: Default::default(),
+        })
     }
 
     fn param_changes(&mut self) -> Vec<(String, ParamValue)> {

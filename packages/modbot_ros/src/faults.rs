@@ -26,7 +26,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::args::NodeIdentity;
 use crate::error::Result;
 use crate::params::ParamValue;
-use crate::transport::{Level, Pub, Qos, Server, Sub, Transport};
+use crate::transport::{Client, Level, Pub, Qos, Server, Sub, Transport};
 
 /// Most samples one subscription holds back at a time: beyond it the oldest held sample is
 /// dropped (counted as `overflowed`), so a huge latency cannot grow memory without bound.
@@ -338,6 +338,21 @@ impl<Req, Resp, V: Server<Req, Resp>> Server<Req, Resp> for FaultyServer<V> {
     }
 }
 
+/// A client of a [`FaultyTransport`]: the wrapped one. Faults are injected on topics only:
+/// a service's outcome that matters to a behaviour (a connector latched) comes back on a
+/// topic, where latency and loss reach it.
+pub struct FaultyClient<C>(C);
+
+impl<Req, Resp, C: Client<Req, Resp>> Client<Req, Resp> for FaultyClient<C> {
+    type Id = C::Id;
+    fn call(&self, request: &Req) -> Result<Self::Id> {
+        self.0.call(request)
+    }
+    fn response(&self, id: &Self::Id) -> Option<std::result::Result<Resp, String>> {
+        self.0.response(id)
+    }
+}
+
 /// FNV-1a of a topic name: a stable per-topic seed (std's hashers promise no stability).
 fn topic_seed(topic: &str) -> u64 {
     topic.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
@@ -349,6 +364,16 @@ impl<T: Transport> Transport for FaultyTransport<T> {
     type P<M: RosMessage> = FaultyPub<T::P<M>>;
     type S<M: RosMessage> = FaultySub<T::S<M>, M>;
     type Srv<Req: RosMessage, Resp: RosMessage> = FaultyServer<T::Srv<Req, Resp>>;
+    type Cli<Req: RosMessage, Resp: RosMessage> = FaultyClient<T::Cli<Req, Resp>>;
+
+    fn client<Req: RosMessage, Resp: RosMessage>(
+        &mut self,
+        name: &str,
+        package: &str,
+        service: &str,
+    ) -> Result<Self::Cli<Req, Resp>> {
+        Ok(FaultyClient(self.inner.client(name, package, service)?))
+    }
 
     fn publisher<M: RosMessage>(&mut self, topic: &str, qos: Qos) -> Result<Self::P<M>> {
         Ok(FaultyPub(self.inner.publisher(topic, qos)?))

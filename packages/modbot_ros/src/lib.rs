@@ -10,12 +10,14 @@ pub mod fleet;
 pub mod interface_msgs;
 pub mod launch;
 pub mod loopback;
+pub mod module_server;
 pub mod netns;
 pub mod param_service;
 pub mod params;
 #[cfg(feature = "r2r")]
 pub mod r2r_backend;
 pub mod reference;
+pub mod robot;
 pub mod transport;
 
 /// The nodes' logic, written once against [`transport::Transport`].
@@ -95,7 +97,7 @@ pub mod nodes {
 pub use args::RosArgs;
 pub use check::check_node_params;
 pub use error::{Result, RosError};
-pub use transport::{Level, Pub, Qos, Server, Sub, Transport};
+pub use transport::{Client, Level, Pub, Qos, Server, Sub, Transport};
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;

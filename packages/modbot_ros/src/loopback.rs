@@ -45,11 +45,10 @@ use modbot_msgs::cdr;
 use crate::args::NodeIdentity;
 use crate::error::{Result, RosError};
 use crate::params::{NodeConfig, ParamMap, ParamValue, with_assignment};
-use crate::transport::{Level, Pub, Qos, Server, Sub, Transport, trace};
+use crate::transport::{Client, Level, Pub, Qos, Server, Sub, Transport, UNCLAIMED_RESPONSES, trace};
 
 const LOG_LINES: usize = 10_000;
 const SERVICE_DEPTH: usize = 10;
-const UNCLAIMED_RESPONSES: usize = 64;
 
 /// A node with this name and namespace, no remaps.
 pub fn identity(name: &str, namespace: &str) -> NodeIdentity {
@@ -339,7 +338,7 @@ pub struct LoopbackServer<Req, Resp> {
     _m: PhantomData<fn(Resp) -> Req>,
 }
 
-/// A service client on the loopback bus (for tests: the `Transport` trait has none).
+/// A service client on the loopback bus.
 pub struct LoopbackClient<Req, Resp> {
     bus: LoopbackBus,
     name: String,
@@ -396,9 +395,10 @@ impl<Req: RosMessage, Resp: RosMessage> Server<Req, Resp> for LoopbackServer<Req
     }
 }
 
-impl<Req: RosMessage, Resp: RosMessage> LoopbackClient<Req, Resp> {
-    /// Sends a request; the id claims its response.
-    pub fn call(&self, request: &Req) -> Result<u64> {
+impl<Req: RosMessage, Resp: RosMessage> Client<Req, Resp> for LoopbackClient<Req, Resp> {
+    type Id = u64;
+
+    fn call(&self, request: &Req) -> Result<u64> {
         let bytes = cdr::to_bytes(request).map_err(|e| RosError::Middleware(format!("service request: {e}")))?;
         let mut b = lock(&self.bus.bus);
         let s = b.service::<Req, Resp>(&self.name)?;
@@ -411,29 +411,13 @@ impl<Req: RosMessage, Resp: RosMessage> LoopbackClient<Req, Resp> {
         Ok(id)
     }
 
-    /// The response to request `id`, once the server has answered.
-    pub fn response(&self, id: u64) -> Option<std::result::Result<Resp, String>> {
-        let bytes = lock(&self.bus.bus)
-            .services
-            .get_mut(&self.name)?
-            .responses
-            .remove(&id)?;
+    fn response(&self, id: &u64) -> Option<std::result::Result<Resp, String>> {
+        let bytes = lock(&self.bus.bus).services.get_mut(&self.name)?.responses.remove(id)?;
         Some(cdr::from_bytes::<Resp>(&bytes).map_err(|e| e.to_string()))
     }
 }
 
 impl LoopbackNode {
-    /// A client of the service `name` (relative to this node).
-    pub fn client<Req: RosMessage, Resp: RosMessage>(&mut self, name: &str) -> Result<LoopbackClient<Req, Resp>> {
-        let name = self.resolve(name);
-        lock(&self.bus.bus).service::<Req, Resp>(&name)?;
-        Ok(LoopbackClient {
-            bus: self.bus.clone(),
-            name,
-            _m: PhantomData,
-        })
-    }
-
     /// The bus this node is on.
     pub fn bus(&self) -> &LoopbackBus {
         &self.bus
@@ -444,6 +428,22 @@ impl Transport for LoopbackNode {
     type P<M: RosMessage> = LoopbackPub<M>;
     type S<M: RosMessage> = LoopbackSub<M>;
     type Srv<Req: RosMessage, Resp: RosMessage> = LoopbackServer<Req, Resp>;
+    type Cli<Req: RosMessage, Resp: RosMessage> = LoopbackClient<Req, Resp>;
+
+    fn client<Req: RosMessage, Resp: RosMessage>(
+        &mut self,
+        name: &str,
+        _package: &str,
+        _service: &str,
+    ) -> Result<LoopbackClient<Req, Resp>> {
+        let name = self.resolve(name);
+        lock(&self.bus.bus).service::<Req, Resp>(&name)?;
+        Ok(LoopbackClient {
+            bus: self.bus.clone(),
+            name,
+            _m: PhantomData,
+        })
+    }
 
     fn publisher<M: RosMessage>(&mut self, topic: &str, qos: Qos) -> Result<LoopbackPub<M>> {
         let topic = self.resolve(topic);
@@ -657,12 +657,12 @@ mod tests {
             .server::<Plan_Request, Plan_Response>("plan", "modbot_msgs", "Plan")
             .expect("server");
         let cli = cli_node
-            .client::<Plan_Request, Plan_Response>("/m/plan")
+            .client::<Plan_Request, Plan_Response>("/m/plan", "modbot_msgs", "Plan")
             .expect("client");
         let mut req = Plan_Request::default();
         req.goal.pose.position.x = 2.5;
         let id = cli.call(&req).expect("call");
-        assert!(cli.response(id).is_none());
+        assert!(cli.response(&id).is_none());
         let (token, r) = srv.take().expect("request").expect("decodes");
         assert_eq!(r.goal.pose.position.x, 2.5);
         srv.respond(
@@ -673,8 +673,12 @@ mod tests {
             },
         )
         .expect("respond");
-        assert!(cli.response(id).expect("answered").expect("decodes").success);
-        assert!(cli_node.client::<Plan_Response, Plan_Request>("/m/plan").is_err());
+        assert!(cli.response(&id).expect("answered").expect("decodes").success);
+        assert!(
+            cli_node
+                .client::<Plan_Response, Plan_Request>("/m/plan", "modbot_msgs", "Plan")
+                .is_err()
+        );
 
         let e = bus
             .set_param("/m/planner", "mode", ParamValue::Str("x".into()))

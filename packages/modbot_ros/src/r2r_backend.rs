@@ -10,6 +10,7 @@
 //! Parameter services are our own, the same as the DDS backend's (`crate::param_service`,
 //! record 0045): r2r's handler accepts any value; ours validates with the node's `NodeConfig`.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
@@ -28,7 +29,9 @@ use crate::args::{NodeIdentity, RosArgs};
 use crate::error::{Result, RosError};
 use crate::param_service::{self, ParamReader, ParamServers, ParamStore};
 use crate::params::{NodeConfig, ParamMap, ParamValue};
-use crate::transport::{Level, Pub, Qos, Server, SimClock, Sub, Transport, trace, wall_now};
+use crate::transport::{
+    Client, Level, Pub, Qos, Server, SimClock, Sub, Transport, UNCLAIMED_RESPONSES, trace, wall_now,
+};
 
 fn profile(q: Qos) -> r2r::QosProfile {
     match q {
@@ -128,6 +131,65 @@ where
         Some((bytes, respond))
     });
     Ok(Box::pin(mapped))
+}
+
+type Responding = Pin<Box<dyn Future<Output = std::result::Result<Vec<u8>, String>> + Send>>;
+type Requester = Box<dyn Fn(&[u8]) -> std::result::Result<Responding, String> + Send>;
+
+/// A typed rcl client seen as bytes out and bytes back: each request's response is a future
+/// polled (never awaited) when the caller asks for it; at most [`UNCLAIMED_RESPONSES`] wait.
+pub struct R2rClient<Req, Resp> {
+    send: Requester,
+    pending: Mutex<(u64, std::collections::BTreeMap<u64, Responding>)>,
+    name: String,
+    _m: std::marker::PhantomData<fn(Req) -> Resp>,
+}
+
+impl<Req: RosMessage, Resp: RosMessage> Client<Req, Resp> for R2rClient<Req, Resp> {
+    type Id = u64;
+
+    fn call(&self, request: &Req) -> Result<u64> {
+        let bytes = cdr::to_bytes(request).map_err(|e| mw(&self.name, e))?;
+        let responding = (self.send)(&bytes).map_err(|e| mw(&format!("request on `{}`", self.name), e))?;
+        let mut p = self
+            .pending
+            .lock()
+            .map_err(|_| RosError::Node("r2r client lock poisoned".into()))?;
+        p.0 += 1;
+        let id = p.0;
+        p.1.insert(id, responding);
+        while p.1.len() > UNCLAIMED_RESPONSES {
+            p.1.pop_first();
+        }
+        Ok(id)
+    }
+
+    fn response(&self, id: &u64) -> Option<std::result::Result<Resp, String>> {
+        let mut p = self.pending.lock().ok()?;
+        let done = p.1.get_mut(id)?.as_mut().now_or_never()?;
+        p.1.remove(id);
+        Some(done.and_then(|bytes| cdr::from_bytes::<Resp>(&bytes).map_err(|e| e.to_string())))
+    }
+}
+
+/// A typed r2r client as a function from request bytes to a future of response bytes.
+fn typed_client<S>(node: &mut r2r::Node, name: &str) -> Result<Requester>
+where
+    S: r2r::WrappedServiceTypeSupport + 'static,
+    S::Response: Send,
+{
+    let c = node
+        .create_client::<S>(name, r2r::QosProfile::services_default())
+        .map_err(|e| mw(&format!("client of `{name}`"), e))?;
+    Ok(Box::new(move |bytes: &[u8]| {
+        let request = S::Request::from_serialized_bytes(bytes).map_err(|e| e.to_string())?;
+        let answer = c.request(&request).map_err(|e| e.to_string())?;
+        let responding: Responding = Box::pin(answer.map(|r| {
+            r.map_err(|e| e.to_string())
+                .and_then(|resp| resp.to_serialized_bytes().map_err(|e| e.to_string()))
+        }));
+        Ok(responding)
+    }))
 }
 
 /// A node on r2r.
@@ -249,6 +311,7 @@ impl Transport for R2rTransport {
         // rcl services are typed: one line per service the nodes offer.
         let stream = match (package, service) {
             ("modbot_msgs", "Plan") => typed_service::<r2r::modbot_msgs::srv::Plan::Service>(&mut node, &resolved)?,
+            ("std_srvs", "SetBool") => typed_service::<r2r::std_srvs::srv::SetBool::Service>(&mut node, &resolved)?,
             ("rcl_interfaces", "GetParameters") => {
                 typed_service::<rcl_srv::GetParameters::Service>(&mut node, &resolved)?
             }
@@ -275,6 +338,34 @@ impl Transport for R2rTransport {
         };
         Ok(R2rServer {
             stream: Mutex::new(stream),
+            name: resolved,
+            _m: std::marker::PhantomData,
+        })
+    }
+
+    type Cli<Req: RosMessage, Resp: RosMessage> = R2rClient<Req, Resp>;
+
+    fn client<Req: RosMessage, Resp: RosMessage>(
+        &mut self,
+        name: &str,
+        package: &str,
+        service: &str,
+    ) -> Result<R2rClient<Req, Resp>> {
+        let resolved = self.resolve(name);
+        let mut node = self.node()?;
+        // Typed in rcl like the servers: one line per service the nodes call.
+        let send = match (package, service) {
+            ("std_srvs", "SetBool") => typed_client::<r2r::std_srvs::srv::SetBool::Service>(&mut node, &resolved)?,
+            ("modbot_msgs", "Plan") => typed_client::<r2r::modbot_msgs::srv::Plan::Service>(&mut node, &resolved)?,
+            _ => {
+                return Err(RosError::Middleware(format!(
+                    "service type {package}/srv/{service} has no client in the r2r backend"
+                )));
+            }
+        };
+        Ok(R2rClient {
+            send,
+            pending: Mutex::new((0, Default::default())),
             name: resolved,
             _m: std::marker::PhantomData,
         })

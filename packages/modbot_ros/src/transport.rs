@@ -61,6 +61,22 @@ pub trait Server<Req, Resp>: Send {
     fn respond(&self, token: Self::Token, response: Resp) -> Result<()>;
 }
 
+/// Calls one service: a request goes out at once, its response is claimed later by its id,
+/// so a node's tick never waits on a server.
+pub trait Client<Req, Resp>: Send {
+    /// Identifies a request's response.
+    type Id: Send + Clone + PartialEq + std::fmt::Debug;
+    /// Sends a request; a middleware failure is returned, not panicked on.
+    fn call(&self, request: &Req) -> Result<Self::Id>;
+    /// The response to request `id` once it has come (then it is gone): `None` while none
+    /// has, `Some(Err)` when it did not decode. A response nobody claims is dropped after
+    /// [`UNCLAIMED_RESPONSES`] newer ones, so a client cannot grow without bound.
+    fn response(&self, id: &Self::Id) -> Option<std::result::Result<Resp, String>>;
+}
+
+/// Responses a client keeps for requests not yet claimed, at most.
+pub const UNCLAIMED_RESPONSES: usize = 64;
+
 /// A node's connection to the ROS graph.
 pub trait Transport: Send {
     /// Publisher type.
@@ -80,6 +96,15 @@ pub trait Transport: Send {
         package: &str,
         service: &str,
     ) -> Result<Self::Srv<Req, Resp>>;
+    /// Service client type.
+    type Cli<Req: RosMessage, Resp: RosMessage>: Client<Req, Resp>;
+    /// A client of the service `package/srv/service` under a name relative to the node.
+    fn client<Req: RosMessage, Resp: RosMessage>(
+        &mut self,
+        name: &str,
+        package: &str,
+        service: &str,
+    ) -> Result<Self::Cli<Req, Resp>>;
     /// Parameter changes accepted over the parameter services since the last call.
     fn param_changes(&mut self) -> Vec<(String, ParamValue)>;
     /// The current value of a parameter.

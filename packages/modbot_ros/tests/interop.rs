@@ -20,8 +20,9 @@ use std::time::Duration;
 
 use common::*;
 use modbot_msgs::modbot_msgs::msg::GaitState;
+use modbot_msgs::std_srvs::srv::{SetBool_Request, SetBool_Response};
 use modbot_ros::params::ParamValue;
-use modbot_ros::{Qos, Sub, Transport};
+use modbot_ros::{Client, Qos, Sub, Transport};
 
 /// A parameter value as rclpy's `parameter_value_to_python` gives it, in JSON.
 fn json_of(v: &ParamValue) -> serde_json::Value {
@@ -376,4 +377,54 @@ fn rclpy_receives_our_topics_and_changes_the_gait_over_the_parameter_service_on(
         state.take().and_then(Result::ok).filter(|s| s.gait == "sidewinding")
     });
     assert!(s.is_some(), "gait/state never showed sidewinding:\n{}", gait.log());
+}
+
+/// Our service client (the ros2-client backend's) against an rclpy std_srvs/SetBool server,
+/// the latch a connector offers (record 0062): each request arrives with its data and each
+/// answer comes back to the request that asked it, as rclpy sent it.
+#[test]
+fn our_service_client_calls_an_rclpy_server() {
+    let py = python_env::python("rclpy, std_srvs.srv");
+    if reexec_in_netns("our_service_client_calls_an_rclpy_server") {
+        return;
+    }
+    let service = "/peer/connectors/front/latch";
+    let peer = Command::new(&py)
+        .arg(repo_root().join("test/interop/latch_peer.py"))
+        .args(["--service", service, "--timeout", "40"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("latch_peer.py");
+    let mut probe = probe("latch_probe");
+    let client = probe
+        .client::<SetBool_Request, SetBool_Response>(service, "std_srvs", "SetBool")
+        .expect("client");
+    // A request sent before discovery has matched the server is lost, as in rclcpp without
+    // wait_for_service: ask again every half second until answered.
+    let answer = |data: bool| {
+        let mut id = None;
+        let mut asked = std::time::Instant::now() - Duration::from_secs(1);
+        wait_for(Duration::from_secs(30), || {
+            if asked.elapsed() > Duration::from_millis(500) {
+                id = Some(client.call(&SetBool_Request { data }).expect("call"));
+                asked = std::time::Instant::now();
+            }
+            client.response(id.as_ref()?)
+        })
+        .expect("an answer from rclpy")
+        .expect("the answer decodes")
+    };
+    let closed = answer(true);
+    assert_eq!((closed.success, closed.message.as_str()), (true, "closing"));
+    let opened = answer(false);
+    assert_eq!(
+        (opened.success, opened.message.as_str()),
+        (false, "refused: nothing to open")
+    );
+    let out = peer.wait_with_output().expect("latch_peer.py ends");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let seen: Vec<bool> = serde_json::from_value(report["requests"].clone()).expect("requests");
+    // Re-sent requests may each be answered: what matters is that true came before false.
+    assert!(seen.first() == Some(&true) && seen.last() == Some(&false), "{report}");
+    assert!(out.status.success(), "{report}");
 }

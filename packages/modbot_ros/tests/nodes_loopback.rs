@@ -20,7 +20,7 @@ use modbot_ros::loopback::{LoopbackBus, identity};
 use modbot_ros::nodes::executive::{self, ExecutiveNodeConfig};
 use modbot_ros::nodes::planner::{self, PlannerNodeConfig};
 use modbot_ros::params::{ParamValue, resolve};
-use modbot_ros::{Level, Pub, Qos, Sub, Transport};
+use modbot_ros::{Client, Level, Pub, Qos, Sub, Transport};
 
 fn goal(x: f64, y: f64) -> PoseStamped {
     let mut g = PoseStamped::default();
@@ -140,7 +140,9 @@ fn the_planner_plans_on_a_map_and_survives_garbage() {
     assert!(strategic.take().is_none(), "no strategic plan without a scenario");
 
     // The service: a plan from a given start, and a typed failure.
-    let client = probe.client::<Plan_Request, Plan_Response>("/m/plan").unwrap();
+    let client = probe
+        .client::<Plan_Request, Plan_Response>("/m/plan", "modbot_msgs", "Plan")
+        .unwrap();
     let call = |start: Option<[f64; 2]>, to: [f64; 2]| -> Plan_Response {
         let mut req = Plan_Request {
             goal: goal(to[0], to[1]),
@@ -150,7 +152,7 @@ fn the_planner_plans_on_a_map_and_survives_garbage() {
             req.start = goal(s[0], s[1]);
         }
         let id = client.call(&req).unwrap();
-        wait_for(|| client.response(id)).expect("an answer").unwrap()
+        wait_for(|| client.response(&id)).expect("an answer").unwrap()
     };
     let ok = call(Some([0.95, 0.95]), [-0.95, 0.95]);
     assert!(ok.success && ok.path.poses.len() == 20, "{} poses", ok.path.poses.len());

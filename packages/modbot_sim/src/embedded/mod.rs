@@ -282,6 +282,11 @@ impl EmbeddedModules {
         Ok(())
     }
 
+    /// Module `i` as the binding keeps it (its drives and devices, for a description).
+    pub fn embedded(&self, i: usize) -> Option<&EmbeddedModule> {
+        self.modules.get(i)
+    }
+
     fn module_mut(&mut self, i: usize) -> RobotResult<&mut EmbeddedModule> {
         let n = self.modules.len();
         self.modules.get_mut(i).ok_or_else(|| RobotError::Unknown {

@@ -110,6 +110,21 @@ impl EmbeddedModule {
         }
     }
 
+    /// Per joint (command order), the drives its motor can run as.
+    pub fn drives(&self) -> &[JointDrives] {
+        &self.drives
+    }
+
+    /// Whether it has the mast camera.
+    pub fn has_camera(&self) -> bool {
+        self.has_camera
+    }
+
+    /// Whether it has the wheel force sensor.
+    pub fn has_force(&self) -> bool {
+        self.has_force
+    }
+
     /// The fault on sensor `sensor`, if any.
     pub(crate) fn fault(&self, sensor: &str) -> Option<SensorFault> {
         self.faults.get(sensor).copied()
