@@ -14,6 +14,11 @@
 //! Publishers and services pass through: every sample crosses one subscription, so faults on
 //! the receiving side reach every topic once; a service call's loss is a timeout, which the
 //! callers handle on their own.
+//!
+//! Loss is what a best-effort reader meets. A reliable one (commands, states, the latched
+//! connector states) is never short of a sample: DDS sends a lost one again when the reader
+//! says it is missing, so there a drawn loss delivers the sample [`RETRANSMIT_S`] and one
+//! more worst-case latency later (counted as `resent`), as a retransmission would.
 
 use std::collections::{BTreeMap, BinaryHeap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,6 +37,11 @@ use crate::transport::{Client, Level, Pub, Qos, Server, Sub, Transport};
 /// dropped (counted as `overflowed`), so a huge latency cannot grow memory without bound.
 /// At 30 ms and 1 kHz a subscription holds 30.
 pub const MAX_PENDING: usize = 1024;
+
+/// How much later a reliable subscription's lost sample arrives, on top of its latency and
+/// one more worst-case latency, s: Cyclone DDS's heartbeat period, after which the writer
+/// learns of the gap and repairs it.
+pub const RETRANSMIT_S: f64 = 0.1;
 
 /// A window in which a topic delivers nothing (a sensor gone silent).
 #[derive(Debug, Clone, PartialEq)]
@@ -170,8 +180,10 @@ impl Faults {
 pub struct FaultStats {
     /// Samples taken from the wrapped subscription.
     pub received: u64,
-    /// Lost by the draw.
+    /// Lost by the draw (best-effort subscriptions).
     pub lost: u64,
+    /// Lost by the draw and sent again (reliable subscriptions): delivered late.
+    pub resent: u64,
     /// Dropped inside a window of silence.
     pub silenced: u64,
     /// Dropped because [`MAX_PENDING`] were held back.
@@ -263,6 +275,8 @@ struct Holding<M> {
 pub struct FaultySub<S, M> {
     inner: S,
     topic: String,
+    /// Reliable or latched: a lost sample is sent again.
+    reliable: bool,
     faults: Arc<Faults>,
     clock: Arc<AtomicU64>,
     stats: Stats,
@@ -293,8 +307,11 @@ impl<S: Sub<M>, M: Send> Sub<M> for FaultySub<S, M> {
             // Both draws are made for every sample, so that the loss does not shift the
             // latencies of the samples after it.
             let lose = held.rng.random::<f64>() < self.faults.loss;
-            let delay = lo + (hi - lo) * held.rng.random::<f64>();
-            if lose {
+            let mut delay = lo + (hi - lo) * held.rng.random::<f64>();
+            if lose && self.reliable {
+                self.count(|s| s.resent += 1);
+                delay += RETRANSMIT_S + hi;
+            } else if lose {
                 self.count(|s| s.lost += 1);
                 continue;
             }
@@ -386,6 +403,7 @@ impl<T: Transport> Transport for FaultyTransport<T> {
         Ok(FaultySub {
             inner,
             topic,
+            reliable: matches!(qos, Qos::Reliable | Qos::Latched),
             faults: Arc::clone(&self.faults),
             clock: Arc::clone(&self.clock),
             stats: Arc::clone(&self.stats),
@@ -470,9 +488,14 @@ mod tests {
 
     /// Publishes one sample every `period` s for `n` samples, reading every 1 ms; returns
     /// (index, sent, arrived) of every sample delivered.
+    /// A best-effort reader, which is what loses samples.
     fn run(faults: Faults, n: usize, period: f64) -> (Vec<(usize, f64, f64)>, FaultStats) {
+        run_on(faults, n, period, Qos::SensorData)
+    }
+
+    fn run_on(faults: Faults, n: usize, period: f64, qos: Qos) -> (Vec<(usize, f64, f64)>, FaultStats) {
         let (bus, p, mut l) = pair(faults);
-        let sub = l.subscription::<Float64MultiArray>("/chatter", Qos::Reliable).unwrap();
+        let sub = l.subscription::<Float64MultiArray>("/chatter", qos).unwrap();
         let mut got = Vec::new();
         let steps_per = (period / 1e-3).round() as usize;
         let total = n * steps_per + 2000;
@@ -550,6 +573,23 @@ mod tests {
         assert_eq!(s.received, n as u64);
     }
 
+    /// A reliable reader loses nothing: what the draw loses comes a retransmission later
+    /// (RETRANSMIT_S plus one more worst-case latency), and only those come that late.
+    #[test]
+    fn a_reliable_reader_gets_lost_samples_again_late() {
+        let f = Faults::parse("latency_ms=0..10,loss=0.1,seed=11").unwrap();
+        let n = 2000;
+        let (got, s) = run_on(f, n, 0.01, Qos::Reliable);
+        assert_eq!((got.len(), s.lost), (n, 0));
+        let late = got
+            .iter()
+            .filter(|(_, sent, at)| at - sent >= RETRANSMIT_S + 0.01 - 1e-9)
+            .count();
+        assert_eq!(late as u64, s.resent);
+        // Binomial(2000, 0.1): 200 ± 5σ (σ = 13.4).
+        assert!((s.resent as f64 - 200.0).abs() < 67.0, "{}", s.resent);
+    }
+
     #[test]
     fn a_silent_window_delivers_nothing_and_only_then() {
         let f = Faults::parse("silence=/chatter@0.2+0.1").unwrap();
@@ -613,7 +653,10 @@ mod tests {
             .unwrap();
         let f = Faults::parse("latency_ms=20..40,loss=0.1,seed=1").unwrap();
         let mut l = FaultyTransport::new(crate::dds::DdsTransport::plain("listener").unwrap(), f).unwrap();
-        let sub = l.subscription::<Float64MultiArray>("/chatter", Qos::Reliable).unwrap();
+        // Best effort: the reader that loses samples.
+        let sub = l
+            .subscription::<Float64MultiArray>("/chatter", Qos::SensorData)
+            .unwrap();
         let wall = crate::transport::wall_now;
         // Discovery: a probe (index −1) every 50 ms until the listener hears one.
         let deadline = wall() + 20.0;
