@@ -243,3 +243,33 @@ pub fn wheelfoot_modules(
         .collect::<Result<Vec<_>, _>>()?;
     EmbeddedModules::new(sim, world.gravity, setups, models, seed).map_err(|e| e.to_string())
 }
+
+/// Where a behaviour runs: the modules it sees, and the simulator behind them that only a
+/// report reads. The embedded binding is one stage; the robot interface's ROS binding over a
+/// bus, with the simulator served on the far side (`modbot_ros`), is another — the same
+/// mission runs on both.
+pub trait Stage {
+    /// The modules as the behaviours see them.
+    fn modules(&mut self) -> &mut dyn modbot_behaviours::Modules;
+    /// The same, to read.
+    fn modules_ref(&self) -> &dyn modbot_behaviours::Modules;
+    /// The simulator's truth, for reports only.
+    fn simulator(&self) -> &Simulator;
+    /// Runs the world to time `t` (s) and brings what the modules read up to it.
+    fn advance_to(&mut self, t: f64) -> Result<(), String>;
+}
+
+impl Stage for EmbeddedModules {
+    fn modules(&mut self) -> &mut dyn modbot_behaviours::Modules {
+        self
+    }
+    fn modules_ref(&self) -> &dyn modbot_behaviours::Modules {
+        self
+    }
+    fn simulator(&self) -> &Simulator {
+        EmbeddedModules::simulator(self)
+    }
+    fn advance_to(&mut self, t: f64) -> Result<(), String> {
+        EmbeddedModules::advance_to(self, t).map_err(|e| e.to_string())
+    }
+}

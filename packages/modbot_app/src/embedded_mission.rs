@@ -17,6 +17,7 @@ use modbot_sim::EmbeddedModules;
 use modbot_sim::embedded::SensorModels;
 
 use crate::assemble::{Fleet, SIMULATED_MU1, dock_name};
+use crate::embedded::Stage;
 use crate::mission::{
     DockEvent, MissionReport, MissionSettings, PhaseLog, Phases, Planned, REACHED_M, Tracker, final_heading,
     friction_phase, plan_mission, references,
@@ -36,11 +37,18 @@ pub fn run_mission_interface(
     search: &mut dyn FnMut(&Scenario) -> Result<Vec<String>, String>,
     progress: &mut dyn FnMut(&PhaseLog),
 ) -> Result<MissionReport, String> {
+    let mut modules = mission_modules(world, settings)?;
+    run_mission_staged(&mut modules, world, settings, search, progress)
+}
+
+/// The six lone wheel-foot modules of `world` on the embedded binding, with the mission's
+/// sensor models; refused when the world has not six module starts.
+pub fn mission_modules(world: &Scenario, settings: &MissionSettings) -> Result<EmbeddedModules, String> {
     let models = SensorModels {
         imu: settings.scan.imu,
         ..SensorModels::standard()
     };
-    let mut modules = crate::embedded::wheelfoot_modules(world, models, settings.scan.noise, settings.scan.seed)?;
+    let modules = crate::embedded::wheelfoot_modules(world, models, settings.scan.noise, settings.scan.seed)?;
     if modules.len() != 6 || world.robot_starts.len() != 6 {
         return Err(format!(
             "world `{}` has {} robot_starts: the mission needs six modules",
@@ -48,7 +56,19 @@ pub fn run_mission_interface(
             world.robot_starts.len()
         ));
     }
-    let fleet = Fleet::of(modules.simulator())?;
+    Ok(modules)
+}
+
+/// Runs the mission of `world` on `stage` (its six modules as [`mission_modules`] makes
+/// them, behind whatever binding the stage puts between them and the behaviours).
+pub fn run_mission_staged(
+    stage: &mut dyn Stage,
+    world: &Scenario,
+    settings: &MissionSettings,
+    search: &mut dyn FnMut(&Scenario) -> Result<Vec<String>, String>,
+    progress: &mut dyn FnMut(&PhaseLog),
+) -> Result<MissionReport, String> {
+    let fleet = Fleet::of(stage.simulator())?;
     let mut tracker = Tracker {
         fleet: fleet.clone(),
         next_s: 0.0,
@@ -62,17 +82,9 @@ pub fn run_mission_interface(
         progress,
     };
     let mut report = MissionReport::empty(world);
-    let outcome = phases_on(
-        world,
-        settings,
-        search,
-        &mut modules,
-        &mut tracker,
-        &mut phases,
-        &mut report,
-    );
+    let outcome = phases_on(world, settings, search, stage, &mut tracker, &mut phases, &mut report);
     report.failure = outcome.err();
-    let sim = modules.simulator();
+    let sim = stage.simulator();
     let goal = world.goal.unwrap_or(report.target_m);
     if let Some(&r1) = report.roles.first() {
         let p = fleet.pose(sim, r1);
@@ -96,21 +108,21 @@ fn phases_on(
     world: &Scenario,
     settings: &MissionSettings,
     search: &mut dyn FnMut(&Scenario) -> Result<Vec<String>, String>,
-    modules: &mut EmbeddedModules,
+    stage: &mut dyn Stage,
     tracker: &mut Tracker,
     phases: &mut Phases<'_>,
     report: &mut MissionReport,
 ) -> Result<(), String> {
-    friction_phase(world, modules.simulator().time(), phases, report)?;
+    friction_phase(world, stage.simulator().time(), phases, report)?;
     // The scan, from where the modules stand.
-    let t0 = modules.simulator().time();
-    let scan = match crate::scan::scan_modules(modules, world) {
+    let t0 = stage.simulator().time();
+    let scan = match crate::scan::scan_modules(stage, world) {
         Ok(s) => s,
-        Err(e) => return phases.close("scan", t0, modules.simulator().time(), Err(e)),
+        Err(e) => return phases.close("scan", t0, stage.simulator().time(), Err(e)),
     };
-    tracker.observe(modules.simulator());
+    tracker.observe(stage.simulator());
     let seen: usize = scan.scans.iter().map(|s| s.sightings.len()).sum();
-    let t = modules.simulator().time();
+    let t = stage.simulator().time();
     phases.close(
         "scan",
         t0,
@@ -126,7 +138,7 @@ fn phases_on(
         yaw: start.yaw_deg.to_radians(),
     };
     let planned = plan_mission(world, &scan, origin, t, search, phases, report)?;
-    execute(world, settings, planned, modules, tracker, phases, &mut report.timeline)
+    execute(world, settings, planned, stage, tracker, phases, &mut report.timeline)
 }
 
 /// Adds `state` to the timeline when it differs from the last entry but for what its
@@ -157,7 +169,7 @@ fn execute(
     world: &Scenario,
     settings: &MissionSettings,
     planned: Planned,
-    modules: &mut EmbeddedModules,
+    stage: &mut dyn Stage,
     tracker: &mut Tracker,
     phases: &mut Phases<'_>,
     timeline_out: &mut Vec<(f64, String)>,
@@ -181,13 +193,13 @@ fn execute(
     };
     let mut mission = Mission::new(order)?;
     let mut watch = Watch::new(roles.modules);
-    let t0 = modules.simulator().time();
+    let t0 = stage.simulator().time();
     let mut k: u64 = 0;
     loop {
-        let state = mission.tick(modules).clone();
-        timeline(timeline_out, modules.simulator().time(), &state);
-        watch.events(&mission, modules, phases)?;
-        tracker.observe(modules.simulator());
+        let state = mission.tick(stage.modules()).clone();
+        timeline(timeline_out, stage.simulator().time(), &state);
+        watch.events(&mission, stage, phases)?;
+        tracker.observe(stage.simulator());
         match state {
             MissionState::Done => return Ok(()),
             MissionState::Failed { phase, reason } => return Err(format!("{phase}: {reason}")),
@@ -198,7 +210,7 @@ fn execute(
         if t - t0 > EXECUTION_LIMIT_S {
             return Err(format!("the execution ran {EXECUTION_LIMIT_S} s ({state})"));
         }
-        modules.advance_to(t).map_err(|e| e.to_string())?;
+        stage.advance_to(t)?;
     }
 }
 
@@ -225,8 +237,8 @@ impl Watch {
         }
     }
 
-    fn events(&mut self, mission: &Mission, modules: &EmbeddedModules, phases: &mut Phases<'_>) -> Result<(), String> {
-        let sim = modules.simulator();
+    fn events(&mut self, mission: &Mission, stage: &dyn Stage, phases: &mut Phases<'_>) -> Result<(), String> {
+        let sim = stage.simulator();
         let fleet = Fleet::of(sim)?;
         let now = sim.time();
         for e in &mission.events()[self.events..] {
@@ -264,11 +276,11 @@ impl Watch {
                 }
             }
         }
-        self.docks(modules, now, phases)
+        self.docks(stage.modules_ref(), now, phases)
     }
 
     /// The roles' own ports' connectors, latched and opened, as dock events.
-    fn docks(&mut self, modules: &EmbeddedModules, now: f64, phases: &mut Phases<'_>) -> Result<(), String> {
+    fn docks(&mut self, modules: &dyn Modules, now: f64, phases: &mut Phases<'_>) -> Result<(), String> {
         for configuration in ["quadruped", "wheeled"] {
             for role in 2..=6 {
                 let t = role_target(configuration, role).map_err(|e| e.to_string())?;

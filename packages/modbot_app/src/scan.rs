@@ -110,7 +110,7 @@ pub fn initial_scan(world: &Scenario, settings: &ScanSettings) -> Result<ScanOut
 
 /// Runs the initial scan on `modules` (the lone modules of `world` on the embedded binding),
 /// from where they stand: their measurements, and the truth read from the simulator after.
-pub fn scan_modules(modules: &mut modbot_sim::EmbeddedModules, world: &Scenario) -> Result<ScanOutcome, String> {
+pub fn scan_modules(stage: &mut dyn crate::embedded::Stage, world: &Scenario) -> Result<ScanOutcome, String> {
     let objects = tagged_objects(world)
         .into_iter()
         .map(|o| KnownObject {
@@ -120,19 +120,19 @@ pub fn scan_modules(modules: &mut modbot_sim::EmbeddedModules, world: &Scenario)
         })
         .collect();
     let mut scan = InitialScan::new(objects);
-    let t0 = modules.simulator().time();
+    let t0 = stage.simulator().time();
     let dt = 1.0 / CONTROL_HZ;
     let mut tick: u64 = 0;
     loop {
-        match scan.tick(modules) {
+        match scan.tick(stage.modules()) {
             ScanState::Done => break,
             ScanState::Failed(why) => return Err(why.clone()),
             _ => {}
         }
         tick += 1;
-        modules.advance_to(t0 + tick as f64 * dt).map_err(|e| e.to_string())?;
+        stage.advance_to(t0 + tick as f64 * dt)?;
     }
-    let sim = modules.simulator();
+    let sim = stage.simulator();
     let foot: Vec<usize> = (0..sim.robot_count())
         .map(|r| {
             sim.links_of(r)

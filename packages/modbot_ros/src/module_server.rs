@@ -16,6 +16,7 @@ use modbot_msgs::sensor_msgs::msg::{Imu as ImuMsg, JointState};
 use modbot_msgs::std_msgs::msg::Float64MultiArray;
 use modbot_msgs::std_srvs::srv::{SetBool_Request, SetBool_Response};
 
+use crate::faults::{Faults, FaultyTransport};
 use crate::interface_msgs;
 use crate::robot::{ModuleDescription, POSITION_CONTROLLER, VELOCITY_CONTROLLER, WHEEL_POSITION_CONTROLLER};
 use crate::transport::{Level, Pub, Qos, Server, Sub, Throttle, Transport};
@@ -384,6 +385,132 @@ impl<T: Transport> ModuleServer<T> {
         for e in failed {
             self.warn(t, "publish", &e);
         }
+    }
+}
+
+/// How long a [`BusStage`] waits for the modules' first readings, s of simulated time.
+pub const READY_WITHIN_S: f64 = 2.0;
+
+/// The embedded simulator served on an in-process bus and driven through the robot
+/// interface's ROS binding: what a behaviour meets over ROS 2 — messages and their stamps,
+/// requests and their answers, and the network's faults on both sides ([`Faults`]) — in
+/// one process, deterministic, at the speed of the simulation (the bus's clock is the
+/// simulator's, as `/clock` is under `use_sim_time`).
+pub struct BusStage {
+    bus: crate::loopback::LoopbackBus,
+    sim: modbot_sim::EmbeddedModules,
+    node: FaultyTransport<crate::loopback::LoopbackNode>,
+    servers: Vec<ModuleServer<FaultyTransport<crate::loopback::LoopbackNode>>>,
+    remote: crate::robot::RosModules<FaultyTransport<crate::loopback::LoopbackNode>>,
+}
+
+impl BusStage {
+    /// Serves every module of `sim`; `faults` reach what each side receives (the behaviours'
+    /// readings and the simulator's commands), each side drawing from its own seed.
+    pub fn new(sim: modbot_sim::EmbeddedModules, faults: Faults) -> Result<BusStage, String> {
+        use modbot_interface::Modules;
+        let bus = crate::loopback::LoopbackBus::new();
+        bus.set_now(sim.simulator().time());
+        let mut node = FaultyTransport::new(
+            bus.node(crate::loopback::identity("sim_node", "/")),
+            Faults {
+                seed: faults.seed ^ 0x5157,
+                ..faults.clone()
+            },
+        )?;
+        let mut servers = Vec::new();
+        let mut descriptions = Vec::new();
+        let imu = sim.models().imu;
+        let variances = [
+            imu.tilt_sigma_deg.to_radians().powi(2),
+            imu.gyro_sigma_deg_s.to_radians().powi(2),
+            imu.accel_sigma_m_s2.powi(2),
+        ];
+        for i in 0..sim.len() {
+            let m = sim
+                .embedded(i)
+                .ok_or_else(|| format!("module {i} is not in the simulator"))?;
+            let d = ModuleDescription::of_embedded(m);
+            servers.push(ModuleServer::new(&mut node, d.clone(), variances)?);
+            descriptions.push(d);
+        }
+        let mission = FaultyTransport::new(bus.node(crate::loopback::identity("mission_node", "/")), faults)?;
+        let remote = crate::robot::RosModules::new(mission, descriptions)?;
+        let mut stage = BusStage {
+            bus,
+            sim,
+            node,
+            servers,
+            remote,
+        };
+        stage.wait_for_readings()?;
+        Ok(stage)
+    }
+
+    /// Runs the world, nothing commanded, until every module's joint states and IMU have
+    /// come (at most [`READY_WITHIN_S`] of simulated time), as a mission node waits for its
+    /// robots before it starts.
+    fn wait_for_readings(&mut self) -> Result<(), String> {
+        use modbot_app::embedded::Stage;
+        use modbot_interface::Modules;
+        let t0 = self.sim.simulator().time();
+        let mut k = 0u32;
+        loop {
+            let ready = (0..self.remote.len()).all(|i| {
+                self.remote
+                    .module_ref(i)
+                    .is_ok_and(|m| m.joint_states().is_ok() && m.imu().is_ok())
+            });
+            if ready {
+                return Ok(());
+            }
+            k += 1;
+            let t = t0 + f64::from(k) * 0.01;
+            if t - t0 > READY_WITHIN_S {
+                return Err(format!(
+                    "the modules' first readings did not come within {READY_WITHIN_S} s"
+                ));
+            }
+            self.advance_to(t)?;
+        }
+    }
+
+    /// What the faults did, per topic, on the behaviours' side.
+    pub fn faults_seen(&self) -> std::collections::BTreeMap<String, crate::faults::FaultStats> {
+        self.remote.transport().stats()
+    }
+}
+
+impl modbot_app::embedded::Stage for BusStage {
+    fn modules(&mut self) -> &mut dyn modbot_interface::Modules {
+        &mut self.remote
+    }
+
+    fn modules_ref(&self) -> &dyn modbot_interface::Modules {
+        &self.remote
+    }
+
+    fn simulator(&self) -> &modbot_sim::Simulator {
+        self.sim.simulator()
+    }
+
+    /// The simulator's side takes the orders that have come, the world runs to `t`, the
+    /// simulator's side publishes what the modules read, and the behaviours' side takes it.
+    fn advance_to(&mut self, t: f64) -> Result<(), String> {
+        use modbot_interface::Modules;
+        self.bus.set_now(t);
+        self.node.now();
+        for (i, s) in self.servers.iter_mut().enumerate() {
+            let m = self.sim.module(i).map_err(|e| e.to_string())?;
+            s.take_orders(&self.node, m);
+        }
+        self.sim.advance_to(t).map_err(|e| e.to_string())?;
+        for (i, s) in self.servers.iter_mut().enumerate() {
+            let m = self.sim.module_ref(i).map_err(|e| e.to_string())?;
+            s.publish(&self.node, m);
+        }
+        self.remote.poll();
+        Ok(())
     }
 }
 
