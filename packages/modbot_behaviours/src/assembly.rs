@@ -53,10 +53,6 @@ pub const TIPPED_DEG: f64 = 45.0;
 /// also walking to its staging point, is this close by their shared positions, m (two
 /// modules side by side on the ring tipped each other over; record 0050).
 pub const YIELD_M: f64 = 0.25;
-/// ... and goes on only once that module is this much farther than [`YIELD_M`], m: at
-/// exactly [`YIELD_M`] the shared positions' noise (a few mm) flipped a module between
-/// standing and walking every 10–60 ms, each flip restarting a step it never finished.
-pub const YIELD_HYSTERESIS_M: f64 = 0.05;
 /// A module walking to its staging point steers round a module that gives way to it (a
 /// walking module of a higher role number, which stands while it is within [`YIELD_M`])
 /// when that one stands within this distance ahead on its way, m.
@@ -436,8 +432,6 @@ struct Role {
     /// The partner's face in the own port's frame as the docking sensor last saw it before
     /// the latch.
     face_at_latch: Option<Isometry3<f64>>,
-    /// The role it stands for, while it gives way.
-    giving_way_to: Option<usize>,
 }
 
 /// What a module knows of the others this tick.
@@ -534,7 +528,6 @@ impl Assembly {
                 dock: None,
                 joints: None,
                 face_at_latch: None,
-                giving_way_to: None,
                 record: RoleRecord {
                     role,
                     module,
@@ -855,31 +848,14 @@ impl Role {
             yaw: imu.yaw(),
         });
         match here {
-            None => {
-                waiting = Some(format!(
-                    "its camera sees no landmark (gives up {STAGE_TIMEOUT_S} s into the walk)"
-                ))
-            }
+            None => waiting = Some(format!("its camera sees no landmark (for {STAGE_TIMEOUT_S} s)")),
             Some(h) if !turning => {
-                let within = |r: usize, d: f64| {
-                    shared
-                        .walking
-                        .iter()
-                        .any(|(q, p)| *q == r && (p[0] - h.x).hypot(p[1] - h.y) < d)
-                };
-                // It keeps giving way until the other is clear by the hysteresis.
-                let kept = self.giving_way_to.filter(|&r| within(r, YIELD_M + YIELD_HYSTERESIS_M));
-                self.giving_way_to = kept.or_else(|| {
-                    shared
-                        .walking
-                        .iter()
-                        .find(|(r, p)| *r < role && (p[0] - h.x).hypot(p[1] - h.y) < YIELD_M)
-                        .map(|(r, _)| *r)
-                });
-                if let Some(first) = self.giving_way_to {
-                    waiting = Some(format!(
-                        "giving way to Role#{first} (gives up {STAGE_TIMEOUT_S} s into the walk)"
-                    ));
+                if let Some(&(first, _)) = shared
+                    .walking
+                    .iter()
+                    .find(|(r, p)| *r < role && (p[0] - h.x).hypot(p[1] - h.y) < YIELD_M)
+                {
+                    waiting = Some(format!("giving way to Role#{first} (for {STAGE_TIMEOUT_S} s)"));
                 }
             }
             Some(_) => {}
