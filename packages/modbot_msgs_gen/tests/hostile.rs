@@ -20,10 +20,16 @@ fn shipped() -> Vec<(String, String, String)> {
     for e in std::fs::read_dir(root.join("interfaces")).unwrap() {
         let p = e.unwrap().path();
         let pkg = p.file_name().unwrap().to_string_lossy().to_string();
-        dirs.push((pkg, p.join("msg")));
+        // A standard package may ship messages, services or both (std_srvs,
+        // controller_manager_msgs: services only).
+        for kind in ["msg", "srv"] {
+            if p.join(kind).is_dir() {
+                dirs.push((pkg.clone(), p.join(kind)));
+            }
+        }
     }
     for (pkg, dir) in dirs {
-        for e in std::fs::read_dir(dir).unwrap() {
+        for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
             let p = e.unwrap().path();
             let name = p.file_stem().unwrap().to_string_lossy().to_string();
             out.push((pkg.clone(), name, std::fs::read_to_string(&p).unwrap()));
@@ -128,7 +134,10 @@ fn check(text: &str) -> Result<(), TestCaseError> {
 /// The standard messages a hostile file may refer to.
 fn standard() -> Interfaces {
     let mut set = Interfaces::default();
-    for (pkg, name, text) in shipped().into_iter().filter(|(p, _, _)| p != "modbot_msgs") {
+    for (pkg, name, text) in shipped()
+        .into_iter()
+        .filter(|(p, _, t)| p != "modbot_msgs" && !t.lines().any(|l| l.trim() == "---"))
+    {
         set.add(parse_msg(&pkg, &name, &text).unwrap()).unwrap();
     }
     set
