@@ -14,7 +14,7 @@ mkdir -p "$out"
 bin=$(CARGO_INCREMENTAL=0 cargo test -p modbot_ros --test bus_mission --no-run --message-format=json 2>/dev/null \
   | sed -n 's/.*"executable":"\([^"]*bus_mission[^"]*\)".*/\1/p' | tail -1)
 for s in "$@"; do
-  MODBOT_SEED=$s MODBOT_FAULTS="$faults" "$bin" from_seed_2 --nocapture > "$out/s$s.log" 2>&1 || true
+  MODBOT_SEED=$s MODBOT_FAULTS="$faults" "$bin" from_seed_8 --nocapture > "$out/s$s.log" 2>&1 || true
   verdict=$(grep -E '^test .* (ok|FAILED)$' "$out/s$s.log" | awk '{print $NF}')
   echo "seed $s: $verdict $(grep -E '^wall' "$out/s$s.log") $(grep -oE 'failed: .*' "$out/s$s.log" | head -1)" \
     | tee -a "$out/summary.txt"

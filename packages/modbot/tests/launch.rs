@@ -371,14 +371,17 @@ fn sim_launch_starts_teleop_on_request() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains("teleop_node"));
 }
 
-/// The strategic mission through ROS (issue 15, record 0052): `modbot launch
-/// launch/strategic_mission.launch.yaml` in a private network namespace starts sim_node with
-/// the fleet, planner_node and mission_node, which asks planner_node's deliberative search
-/// and drives the fleet over DDS to the target; the launch ends when
-/// the mission does, successfully. The latched summary says the same as the embedded run of
-/// the same world — the same phases, the same docks, the same final distance, to the bit
-/// (the lock-step protocol changes nothing) — and the markers show the six roles, the nine
-/// staging points and the six rows.
+/// The strategic mission through ROS (issues 15 and 50, records 0052 and 0064): `modbot
+/// launch launch/strategic_mission.launch.yaml` in a private network namespace starts
+/// sim_node with the six modules free-running as fast as it can (`/clock`), planner_node and
+/// mission_node, which asks planner_node's deliberative search and drives the modules
+/// through their topics over DDS to the target; the launch ends when the mission does,
+/// successfully. (With `faults:=` the same graph does not yet reach the target: the
+/// free-running simulator outruns a mission that stops reading while it computes, and the
+/// faults' latency then counts from the late read — issue 50's open part, record 0064.) The latched
+/// summary says the first module ended within 0.1 m and 10° of the target by the simulator's
+/// ground truth, with the source's template's configurations, and the markers show the six
+/// roles, the nine staging points and the six rows.
 #[test]
 fn the_strategic_mission_launch_reaches_the_target_over_ros() {
     use modbot_msgs::std_msgs::msg::String as StringMsg;
@@ -386,8 +389,7 @@ fn the_strategic_mission_launch_reaches_the_target_over_ros() {
     if modbot_ros::netns::reexec_in_netns("the_strategic_mission_launch_reaches_the_target_over_ros") {
         return;
     }
-    let world = modbot_core::Scenario::load(&root().join("worlds/strategic_mission.yaml")).unwrap();
-    let embedded = modbot_app::mission::run_mission_lockstep(&world, &Default::default(), &mut |_| {}).unwrap();
+    let seed = std::env::var("MODBOT_SEED").unwrap_or("-1".into());
     let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("strategic_mission_{}.log", std::process::id()));
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_modbot"))
@@ -396,6 +398,7 @@ fn the_strategic_mission_launch_reaches_the_target_over_ros() {
             "launch/strategic_mission.launch.yaml",
             "namespace:=mission1",
             "linger_s:=1.0",
+            &format!("layout_seed:={seed}"),
         ])
         .current_dir(root())
         .stdout(Stdio::null())
@@ -439,37 +442,45 @@ fn the_strategic_mission_launch_reaches_the_target_over_ros() {
     assert!(status.success(), "{status}\n{text}");
     assert!(text.contains("reached the target"), "{text}");
     let summary = summary.unwrap_or_else(|| panic!("no mission/summary\n{text}"));
+    let num = |k: &str| summary[k].as_f64().unwrap_or(f64::NAN);
     eprintln!(
-        "ROS mission: {:.1} s simulated in {:.1} s wall by mission_node ({} calls to sim_node), {:.1} s in all; embedded {:.3} m, ROS {:.3} m",
-        summary["simulated_s"].as_f64().unwrap(),
-        summary["wall_s"].as_f64().unwrap(),
-        summary["fleet_calls"],
+        "ROS mission (layout_seed {seed}): {:.1} s simulated in {:.1} s wall by mission_node, {:.1} s in all; {:.3} m and {:.1}° from the target; faults {}",
+        num("simulated_s"),
+        num("wall_s"),
         start.elapsed().as_secs_f64(),
-        embedded.final_distance_m,
-        summary["final_distance_m"].as_f64().unwrap()
+        num("final_distance_m"),
+        num("final_heading_error_deg"),
+        summary["faults"]
     );
     assert_eq!(summary["reached"], true);
+    assert!(num("final_distance_m") <= 0.1, "{}", summary["final_distance_m"]);
+    assert!(
+        num("final_heading_error_deg").abs() <= 10.0,
+        "{}",
+        summary["final_heading_error_deg"]
+    );
     // planner_node's deliberative search chose the source's template's configurations.
     assert_eq!(
         summary["searched_configurations"],
         serde_json::json!(["quadruped", "wheeled"])
     );
-    assert_eq!(summary["final_distance_m"].as_f64().unwrap(), embedded.final_distance_m);
-    assert_eq!(summary["simulated_s"].as_f64().unwrap(), embedded.sim_s);
     let phases: Vec<&str> = summary["phases"]
         .as_array()
         .unwrap()
         .iter()
         .map(|p| p["phase"].as_str().unwrap())
         .collect();
-    let embedded_phases: Vec<&str> = embedded.phases.iter().map(|p| p.phase.as_str()).collect();
-    assert_eq!(phases, embedded_phases);
-    assert_eq!(
-        summary["docks"].as_array().unwrap().len(),
-        embedded.docks.len(),
-        "{}",
-        summary["docks"]
-    );
+    for phase in ["friction", "scan", "modelling", "roles", "plan"] {
+        assert!(phases.contains(&phase), "{phases:?}");
+    }
+    // Five docks into the quadruped, four into the wheeled vehicle, at least.
+    let attached = summary["docks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["action"] == "attach")
+        .count();
+    assert!(attached >= 9, "{}", summary["docks"]);
     assert!(statuses > 0, "no mission/status seen");
     let markers = markers.unwrap_or_else(|| panic!("no mission/markers\n{text}"));
     let count = |ns: &str| markers.markers.iter().filter(|m| m.ns == ns && m.r#type == 9).count();

@@ -14,7 +14,9 @@ use modbot_sim::{
 };
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion};
 
-use modbot_behaviours::scan::{CAMERA_LINK, DETPOINT_IN_MAST_M, FOOT_LINK, LENS_M, MAST_LINK, module_id};
+/// The wheel-foot module's foot plate, its base: where its IMU sits and what the truth follows.
+pub use modbot_behaviours::scan::FOOT_LINK;
+use modbot_behaviours::scan::{CAMERA_LINK, DETPOINT_IN_MAST_M, LENS_M, MAST_LINK, module_id};
 
 /// The lone module's prefix in the simulator's joint and link names.
 pub const PREFIX: &str = "m1";
@@ -244,18 +246,58 @@ pub fn wheelfoot_modules(
     EmbeddedModules::new(sim, world.gravity, setups, models, seed).map_err(|e| e.to_string())
 }
 
-/// Where a behaviour runs: the modules it sees, and the simulator behind them that only a
-/// report reads. The embedded binding is one stage; the robot interface's ROS binding over a
-/// bus, with the simulator served on the far side (`modbot_ros`), is another — the same
-/// mission runs on both.
+/// The index of a periodic tick's next firing: the one after `k`, or, when the clock has run
+/// past it (a world that runs by itself, faster than the behaviour's tick), the first one
+/// after `now` — as a ROS timer that fell behind fires once and keeps its phase.
+pub fn next_tick(t0: f64, k: u64, dt: f64, now: f64) -> u64 {
+    let due = ((now - t0) / dt).floor();
+    if due.is_finite() && due >= 0.0 && due < u64::MAX as f64 {
+        (k + 1).max(due as u64 + 1)
+    } else {
+        k + 1
+    }
+}
+
+/// The world's truth behind a stage, for reports only (where the modules ended, how far the
+/// mission's estimates were off): the simulator itself, or the ground truth a simulator
+/// publishes as Gazebo's pose publisher does. A behaviour never reads it.
+pub trait GroundTruth {
+    /// Each module's foot plate in the world, in module order.
+    fn feet(&self) -> Result<Vec<Isometry3<f64>>, String>;
+}
+
+/// The simulator of lone wheel-foot modules: each robot's foot link.
+impl GroundTruth for Simulator {
+    fn feet(&self) -> Result<Vec<Isometry3<f64>>, String> {
+        let poses = self.link_poses();
+        (0..self.robot_count())
+            .map(|r| {
+                self.links_of(r)
+                    .find(|&l| self.link_names()[l] == FOOT_LINK)
+                    .map(|l| poses[l])
+                    .ok_or_else(|| format!("module {} has no link `{FOOT_LINK}`", r + 1))
+            })
+            .collect()
+    }
+}
+
+/// Where a behaviour runs: the modules it sees, its clock, and the world's truth that only a
+/// report reads, where the stage has it. The embedded binding is one stage; the robot
+/// interface's ROS binding (`modbot_ros`: over an in-process bus with the simulator served on
+/// the far side, or over ROS 2 with sim_node, Gazebo or real modules there) is another — the
+/// same mission runs on each.
 pub trait Stage {
     /// The modules as the behaviours see them.
     fn modules(&mut self) -> &mut dyn modbot_behaviours::Modules;
     /// The same, to read.
     fn modules_ref(&self) -> &dyn modbot_behaviours::Modules;
-    /// The simulator's truth, for reports only.
-    fn simulator(&self) -> &Simulator;
-    /// Runs the world to time `t` (s) and brings what the modules read up to it.
+    /// The stage's clock, s: the simulator's, or the ROS clock (`/clock` under
+    /// `use_sim_time`).
+    fn time(&self) -> f64;
+    /// The world's truth, for reports only; `None` where nothing offers it (real modules).
+    fn truth(&self) -> Option<&dyn GroundTruth>;
+    /// Runs (or waits for) the world to time `t` (s) and brings what the modules read up to
+    /// it.
     fn advance_to(&mut self, t: f64) -> Result<(), String>;
 }
 
@@ -266,8 +308,11 @@ impl Stage for EmbeddedModules {
     fn modules_ref(&self) -> &dyn modbot_behaviours::Modules {
         self
     }
-    fn simulator(&self) -> &Simulator {
-        EmbeddedModules::simulator(self)
+    fn time(&self) -> f64 {
+        EmbeddedModules::simulator(self).time()
+    }
+    fn truth(&self) -> Option<&dyn GroundTruth> {
+        Some(EmbeddedModules::simulator(self))
     }
     fn advance_to(&mut self, t: f64) -> Result<(), String> {
         EmbeddedModules::advance_to(self, t).map_err(|e| e.to_string())

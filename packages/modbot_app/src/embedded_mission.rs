@@ -16,10 +16,10 @@ use modbot_planner::sequencer::Pose2;
 use modbot_sim::EmbeddedModules;
 use modbot_sim::embedded::SensorModels;
 
-use crate::assemble::{Fleet, SIMULATED_MU1, dock_name};
+use crate::assemble::{SIMULATED_MU1, dock_name};
 use crate::embedded::Stage;
 use crate::mission::{
-    DockEvent, MissionReport, MissionSettings, PhaseLog, Phases, Planned, REACHED_M, Tracker, final_heading,
+    DockEvent, MissionReport, MissionSettings, PhaseLog, Phases, Planned, REACHED_M, TRAJECTORY_HZ, final_heading,
     friction_phase, plan_mission, references,
 };
 
@@ -44,11 +44,7 @@ pub fn run_mission_interface(
 /// The six lone wheel-foot modules of `world` on the embedded binding, with the mission's
 /// sensor models; refused when the world has not six module starts.
 pub fn mission_modules(world: &Scenario, settings: &MissionSettings) -> Result<EmbeddedModules, String> {
-    let models = SensorModels {
-        imu: settings.scan.imu,
-        ..SensorModels::standard()
-    };
-    let modules = crate::embedded::wheelfoot_modules(world, models, settings.scan.noise, settings.scan.seed)?;
+    let modules = sensed_modules(world, &settings.scan)?;
     if modules.len() != 6 || world.robot_starts.len() != 6 {
         return Err(format!(
             "world `{}` has {} robot_starts: the mission needs six modules",
@@ -57,6 +53,16 @@ pub fn mission_modules(world: &Scenario, settings: &MissionSettings) -> Result<E
         ));
     }
     Ok(modules)
+}
+
+/// The lone wheel-foot modules of `world` on the embedded binding with the scan's sensor
+/// models (its IMU, its cameras' noise and seed): what sim_node serves to mission_node.
+pub fn sensed_modules(world: &Scenario, scan: &crate::scan::ScanSettings) -> Result<EmbeddedModules, String> {
+    let models = SensorModels {
+        imu: scan.imu,
+        ..SensorModels::standard()
+    };
+    crate::embedded::wheelfoot_modules(world, models, scan.noise, scan.seed)
 }
 
 /// Runs the mission of `world` on `stage` (its six modules as [`mission_modules`] makes
@@ -68,9 +74,7 @@ pub fn run_mission_staged(
     search: &mut dyn FnMut(&Scenario) -> Result<Vec<String>, String>,
     progress: &mut dyn FnMut(&PhaseLog),
 ) -> Result<MissionReport, String> {
-    let fleet = Fleet::of(stage.simulator())?;
     let mut tracker = Tracker {
-        fleet: fleet.clone(),
         next_s: 0.0,
         tracks: vec![Vec::new(); 6],
     };
@@ -84,24 +88,68 @@ pub fn run_mission_staged(
     let mut report = MissionReport::empty(world);
     let outcome = phases_on(world, settings, search, stage, &mut tracker, &mut phases, &mut report);
     report.failure = outcome.err();
-    let sim = stage.simulator();
     let goal = world.goal.unwrap_or(report.target_m);
     if let Some(&r1) = report.roles.first() {
-        let p = fleet.pose(sim, r1);
-        report.final_distance_m = (p.x - goal[0]).hypot(p.y - goal[1]);
-        report.final_heading_error_deg =
-            modbot_gaits::modular::wrap_rad(p.yaw - final_heading(world, &report.plan)).to_degrees();
-        report.reached = report.failure.is_none() && report.final_distance_m <= REACHED_M;
+        // Without the world's truth (real modules) the mission's own word is all there is:
+        // it ended without a failure; the distance and heading stay unknown (NaN).
+        report.final_distance_m = f64::NAN;
+        report.final_heading_error_deg = f64::NAN;
+        report.reached = report.failure.is_none();
+        if let Some(truth) = stage.truth() {
+            let p = pose2(&truth.feet()?, r1)?;
+            report.final_distance_m = (p.x - goal[0]).hypot(p.y - goal[1]);
+            report.final_heading_error_deg =
+                modbot_gaits::modular::wrap_rad(p.yaw - final_heading(world, &report.plan)).to_degrees();
+            report.reached = report.failure.is_none() && report.final_distance_m <= REACHED_M;
+        }
     }
     tracker.next_s = 0.0;
-    tracker.observe(sim);
+    tracker.observe(&*stage)?;
     report.phases = phases.logs;
     report.localisation_error_m = phases.localisation;
     report.staging_localisation_error_m = phases.staging_localisation;
     report.docks = phases.docks;
     report.trajectories = tracker.tracks;
-    report.sim_s = sim.time();
+    report.sim_s = stage.time();
     Ok(report)
+}
+
+/// Module `i`'s foot plate in the plane.
+fn pose2(feet: &[nalgebra::Isometry3<f64>], i: usize) -> Result<Pose2, String> {
+    let p = feet
+        .get(i)
+        .ok_or_else(|| format!("the world's truth has no module {}", i + 1))?;
+    Ok(Pose2 {
+        x: p.translation.x,
+        y: p.translation.y,
+        yaw: modbot_gaits::modular::yaw_of(p),
+    })
+}
+
+/// Samples every module's foot plate from the stage's truth at [`TRAJECTORY_HZ`] (nothing
+/// where the stage has none).
+struct Tracker {
+    next_s: f64,
+    tracks: Vec<Vec<[f64; 4]>>,
+}
+
+impl Tracker {
+    fn observe(&mut self, stage: &dyn Stage) -> Result<(), String> {
+        let t = stage.time();
+        let Some(truth) = stage.truth() else {
+            return Ok(());
+        };
+        if t + 1e-9 < self.next_s {
+            return Ok(());
+        }
+        self.next_s = t + 1.0 / TRAJECTORY_HZ;
+        let feet = truth.feet()?;
+        for (i, track) in self.tracks.iter_mut().enumerate() {
+            let p = pose2(&feet, i)?;
+            track.push([t, p.x, p.y, p.yaw]);
+        }
+        Ok(())
+    }
 }
 
 fn phases_on(
@@ -113,16 +161,16 @@ fn phases_on(
     phases: &mut Phases<'_>,
     report: &mut MissionReport,
 ) -> Result<(), String> {
-    friction_phase(world, stage.simulator().time(), phases, report)?;
+    friction_phase(world, stage.time(), phases, report)?;
     // The scan, from where the modules stand.
-    let t0 = stage.simulator().time();
+    let t0 = stage.time();
     let scan = match crate::scan::scan_modules(stage, world) {
         Ok(s) => s,
-        Err(e) => return phases.close("scan", t0, stage.simulator().time(), Err(e)),
+        Err(e) => return phases.close("scan", t0, stage.time(), Err(e)),
     };
-    tracker.observe(stage.simulator());
+    tracker.observe(&*stage)?;
     let seen: usize = scan.scans.iter().map(|s| s.sightings.len()).sum();
-    let t = stage.simulator().time();
+    let t = stage.time();
     phases.close(
         "scan",
         t0,
@@ -193,19 +241,19 @@ fn execute(
     };
     let mut mission = Mission::new(order)?;
     let mut watch = Watch::new(roles.modules);
-    let t0 = stage.simulator().time();
+    let t0 = stage.time();
     let mut k: u64 = 0;
     loop {
         let state = mission.tick(stage.modules()).clone();
-        timeline(timeline_out, stage.simulator().time(), &state);
+        timeline(timeline_out, stage.time(), &state);
         watch.events(&mission, stage, phases)?;
-        tracker.observe(stage.simulator());
+        tracker.observe(&*stage)?;
         match state {
             MissionState::Done => return Ok(()),
             MissionState::Failed { phase, reason } => return Err(format!("{phase}: {reason}")),
             _ => {}
         }
-        k += 1;
+        k = crate::embedded::next_tick(t0, k, DT, stage.time());
         let t = t0 + k as f64 * DT;
         if t - t0 > EXECUTION_LIMIT_S {
             return Err(format!("the execution ran {EXECUTION_LIMIT_S} s ({state})"));
@@ -238,9 +286,11 @@ impl Watch {
     }
 
     fn events(&mut self, mission: &Mission, stage: &dyn Stage, phases: &mut Phases<'_>) -> Result<(), String> {
-        let sim = stage.simulator();
-        let fleet = Fleet::of(sim)?;
-        let now = sim.time();
+        let feet = match stage.truth() {
+            Some(truth) => Some(truth.feet()?),
+            None => None,
+        };
+        let now = stage.time();
         for e in &mission.events()[self.events..] {
             let log = PhaseLog {
                 phase: e.phase.clone(),
@@ -254,10 +304,12 @@ impl Watch {
         }
         self.events = mission.events().len();
         for r in &mission.reached()[self.reached..] {
-            let truth = fleet.pose(sim, self.roles[0]);
-            phases
-                .localisation
-                .push((truth.x - r.pose[0]).hypot(truth.y - r.pose[1]));
+            if let Some(feet) = &feet {
+                let truth = pose2(feet, self.roles[0])?;
+                phases
+                    .localisation
+                    .push((truth.x - r.pose[0]).hypot(truth.y - r.pose[1]));
+            }
         }
         self.reached = mission.reached().len();
         if let Some(a) = mission.active_assembly() {
@@ -266,7 +318,8 @@ impl Watch {
                 if rec.staged_s.is_finite() && !self.staged.contains(&(which, rec.role)) {
                     self.staged.push((which, rec.role));
                     // Relative to Role#1, the frame the goals hang from.
-                    let (me, one) = (fleet.pose(sim, rec.module), fleet.pose(sim, self.roles[0]));
+                    let Some(feet) = &feet else { continue };
+                    let (me, one) = (pose2(feet, rec.module)?, pose2(feet, self.roles[0])?);
                     if let Some(e) = a.role_estimate(rec.role) {
                         let s = a.role1_shared();
                         phases

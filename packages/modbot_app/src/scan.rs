@@ -82,8 +82,8 @@ pub struct ScanOutcome {
     pub scans: Vec<ModuleScan>,
     /// Every camera reading, in order.
     pub captures: Vec<Capture>,
-    /// The truth, for tests.
-    pub truth: Truth,
+    /// The truth, for tests and reports (none where the stage has none).
+    pub truth: Option<Truth>,
     /// Simulated time at the end, s.
     pub time_s: f64,
 }
@@ -120,7 +120,7 @@ pub fn scan_modules(stage: &mut dyn crate::embedded::Stage, world: &Scenario) ->
         })
         .collect();
     let mut scan = InitialScan::new(objects);
-    let t0 = stage.simulator().time();
+    let t0 = stage.time();
     let dt = 1.0 / CONTROL_HZ;
     let mut tick: u64 = 0;
     loop {
@@ -129,35 +129,28 @@ pub fn scan_modules(stage: &mut dyn crate::embedded::Stage, world: &Scenario) ->
             ScanState::Failed(why) => return Err(why.clone()),
             _ => {}
         }
-        tick += 1;
+        tick = crate::embedded::next_tick(t0, tick, dt, stage.time());
         stage.advance_to(t0 + tick as f64 * dt)?;
     }
-    let sim = stage.simulator();
-    let foot: Vec<usize> = (0..sim.robot_count())
-        .map(|r| {
-            sim.links_of(r)
-                .find(|&l| sim.link_names()[l] == FOOT_LINK)
-                .ok_or_else(|| format!("module {} has no link `{FOOT_LINK}`", r + 1))
-        })
-        .collect::<Result<_, _>>()?;
+    let truth = match stage.truth() {
+        Some(g) => Some(truth(&g.feet()?, &tagged_objects(world))),
+        None => None,
+    };
     Ok(ScanOutcome {
         scans: scan.scans().to_vec(),
         captures: scan.captures().to_vec(),
-        truth: truth(&sim.link_poses(), &foot, &tagged_objects(world)),
-        time_s: sim.time(),
+        truth,
+        time_s: stage.time(),
     })
 }
 
 /// Where the modules' reference points and the objects are, relative to Module#1's.
-fn truth(poses: &[Isometry3<f64>], foot: &[usize], objects: &[TaggedObject]) -> Truth {
-    let at = |l: usize| {
-        let p = poses[l].translation.vector;
-        ([p.x, p.y], heading_of(&poses[l]))
-    };
-    let origin = at(foot[0]).0;
+fn truth(feet: &[Isometry3<f64>], objects: &[TaggedObject]) -> Truth {
+    let at = |p: &Isometry3<f64>| ([p.translation.x, p.translation.y], heading_of(p));
+    let origin = feet.first().map_or([0.0, 0.0], |p| at(p).0);
     let rel = |p: [f64; 2]| [p[0] - origin[0], p[1] - origin[1]];
     Truth {
-        modules: foot.iter().map(|&l| (rel(at(l).0), at(l).1)).collect(),
+        modules: feet.iter().map(|p| (rel(at(p).0), at(p).1)).collect(),
         objects: objects
             .iter()
             .map(|o| (o.name.clone(), rel([o.point[0], o.point[1]])))
@@ -308,7 +301,8 @@ pub fn initial_scan_on(sim: &mut dyn Plant, world: &Scenario, settings: &ScanSet
         let p = poses[l].translation.vector;
         ([p.x, p.y], heading_of(&poses[l]))
     };
-    let truth = truth(&poses, &foot, &objects);
+    let feet: Vec<Isometry3<f64>> = foot.iter().map(|&l| poses[l]).collect();
+    let truth = Some(truth(&feet, &objects));
     let scans = foot
         .iter()
         .zip(sums)

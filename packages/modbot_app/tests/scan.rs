@@ -66,11 +66,12 @@ fn check(
     let m = m.as_ref().map_err(|e| e.to_string())?;
     let mut worst: f64 = 0.0;
     let mut rows = Vec::new();
-    for (i, (truth, _)) in outcome.truth.modules.iter().enumerate() {
+    let truths = outcome.truth.as_ref().ok_or("the scan has no truth")?;
+    for (i, (truth, _)) in truths.modules.iter().enumerate() {
         let p = m.modules[i].ok_or(format!("Module#{} unplaced", i + 1))?;
         rows.push((format!("Module#{}", i + 1), p, *truth));
     }
-    for (name, truth) in &outcome.truth.objects {
+    for (name, truth) in &truths.objects {
         let p = m.objects.get(name).ok_or(format!("{name} not seen"))?.1;
         rows.push((name.clone(), p, *truth));
     }

@@ -488,7 +488,9 @@ impl Docking {
         };
         let js = io.joint_states().map_err(|e| e.to_string())?;
         let imu = io.imu().map_err(|e| e.to_string())?;
-        fresh("imu", Some(imu.stamp), now, 0.1).map_err(|e| e.to_string())?;
+        // A late IMU reading is used as it is (it only says whether the module stands level);
+        // one older than SENSOR_LOST_S ends the docking.
+        fresh("imu", Some(imu.stamp), now, crate::SENSOR_LOST_S).map_err(|e| e.to_string())?;
         let at_rest = [joints.bj1, joints.bj2]
             .iter()
             .all(|&k| js.position[k].abs() < SETTLED_DEG.to_radians());

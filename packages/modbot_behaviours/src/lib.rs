@@ -16,6 +16,10 @@ pub use friction_probe::{FrictionProbe, ProbeState};
 /// their 10 ms periods).
 pub const SENSOR_TIMEOUT_S: f64 = 0.1;
 
+/// A reading older than [`SENSOR_TIMEOUT_S`] holds a behaviour that can wait (the scan, a
+/// camera's look in the lock-on) until a newer one comes; one older than this ends it, s.
+pub const SENSOR_LOST_S: f64 = 1.0;
+
 /// A command that holds still: every position-mode joint at `positions` (or 0, the rest
 /// pose, when `None`), every velocity-mode joint stopped.
 pub fn hold(modes: &[ControlMode], positions: Option<&[f64]>) -> Vec<JointTarget> {

@@ -19,9 +19,9 @@ use std::collections::{BTreeMap, VecDeque};
 use modbot_gaits::modular::wrap_rad;
 use nalgebra::{Isometry3, Translation3, Vector3};
 
-use crate::SENSOR_TIMEOUT_S;
 use crate::interface::{JointTarget, Module, Result as RobotResult, RobotError, fresh};
 use crate::mast::MastView;
+use crate::{SENSOR_LOST_S, SENSOR_TIMEOUT_S};
 
 /// The pan's search step when nothing is seen, deg (the source's 10°).
 pub const SEARCH_STEP_DEG: f64 = 10.0;
@@ -199,8 +199,16 @@ impl LockOn {
             let now = io.now();
             let js = io.joint_states()?;
             let imu = io.imu()?;
-            fresh("joint_states", Some(js.stamp), now, SENSOR_TIMEOUT_S)?;
-            fresh("imu", Some(imu.stamp), now, SENSOR_TIMEOUT_S)?;
+            // Readings older than SENSOR_LOST_S end the behaviour; older than their timeout,
+            // they leave this eye out of the look (its frame waits) until newer ones come: over
+            // a network a node that has not read for a while sees its first readings late.
+            fresh("joint_states", Some(js.stamp), now, SENSOR_LOST_S)?;
+            fresh("imu", Some(imu.stamp), now, SENSOR_LOST_S)?;
+            let late = fresh("joint_states", Some(js.stamp), now, SENSOR_TIMEOUT_S)
+                .and_then(|()| fresh("imu", Some(imu.stamp), now, SENSOR_TIMEOUT_S));
+            if late.is_err() {
+                continue;
+            }
             self.eyes[k].view.observe(&js, &imu);
             if let Some(frame) = io.tags()?
                 && frame.stamp > self.eyes[k].last_frame

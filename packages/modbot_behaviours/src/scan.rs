@@ -204,7 +204,12 @@ impl InitialScan {
                 .map(|i| self.panner(io, i, start))
                 .collect::<Result<_, _>>()?;
         }
-        self.read(io, now)?;
+        // A reading older than its timeout holds the scan (the pans keep their last order)
+        // until a newer one comes; older than [`crate::SENSOR_LOST_S`], it ends the scan. Over
+        // a network a node that has not read for a while sees its first readings late.
+        if self.read(io, now)?.is_err() {
+            return Ok(());
+        }
         if now - start < SETTLE_S - 1e-9 {
             self.state = ScanState::Settling;
             return self.command(io);
@@ -244,17 +249,22 @@ impl InitialScan {
         })
     }
 
-    /// Every module's joints and compass into its history.
-    fn read(&mut self, io: &dyn Modules, now: f64) -> Result<(), String> {
+    /// Every module's joints and compass into its history; the inner error names the first
+    /// module whose IMU reading is older than [`crate::SENSOR_TIMEOUT_S`], the outer one a
+    /// reading older than [`crate::SENSOR_LOST_S`].
+    fn read(&mut self, io: &dyn Modules, now: f64) -> Result<Result<(), String>, String> {
+        let mut stale = Ok(());
         for (i, p) in self.panners.iter_mut().enumerate() {
             let m = io.module_ref(i).map_err(|e| e.to_string())?;
             let js = m.joint_states().map_err(|e| format!("Module#{}: {e}", i + 1))?;
             let imu = m.imu().map_err(|e| format!("Module#{}: {e}", i + 1))?;
-            fresh("imu", Some(imu.stamp), now, crate::SENSOR_TIMEOUT_S)
-                .map_err(|e| format!("Module#{}: {e}", i + 1))?;
+            fresh("imu", Some(imu.stamp), now, crate::SENSOR_LOST_S).map_err(|e| format!("Module#{}: {e}", i + 1))?;
             p.view.observe(&js, &imu);
+            if let (Err(e), Ok(())) = (fresh("imu", Some(imu.stamp), now, crate::SENSOR_TIMEOUT_S), &stale) {
+                stale = Err(format!("Module#{}: {e}", i + 1));
+            }
         }
-        Ok(())
+        Ok(stale)
     }
 
     /// Module `i` at its stop: the pan reached, then the first frame taken after.
@@ -285,7 +295,13 @@ impl InitialScan {
         if frame.stamp < reached {
             return Ok(());
         }
-        let pan = p.view.joint_at(PAN_JOINT, frame.stamp).ok_or("no joint states")?;
+        let pan = p.view.joint_at(PAN_JOINT, frame.stamp).ok_or_else(|| {
+            format!(
+                "Module#{}: no joint states near the frame's capture at {:.3} s (the newest at {stamp:.3} s)",
+                i + 1,
+                frame.stamp
+            )
+        })?;
         for d in &frame.detections {
             self.sight(i, frame.stamp, d)?;
         }

@@ -6,7 +6,6 @@ pub mod convert;
 pub mod dds;
 pub mod error;
 pub mod faults;
-pub mod fleet;
 pub mod interface_msgs;
 pub mod launch;
 pub mod loopback;
@@ -18,16 +17,17 @@ pub mod params;
 pub mod r2r_backend;
 pub mod reference;
 pub mod robot;
+pub mod ros_stage;
 pub mod transport;
 
 /// The nodes' logic, written once against [`transport::Transport`].
 pub mod nodes {
     pub mod executive;
-    pub mod fleet;
     pub mod gait;
     pub mod gait_io;
     pub mod mission;
     pub mod module;
+    pub mod modules;
     pub mod planner;
     pub mod sim;
     pub mod teleop;
@@ -85,6 +85,17 @@ pub mod nodes {
     pub fn capabilities(path: &str) -> Result<modbot_planner::capabilities::Capabilities, String> {
         modbot_planner::capabilities::load_or_builtin(Some(path).filter(|p| !p.is_empty()))
             .map_err(|e| format!("capabilities: {e}"))
+    }
+
+    /// `world` with its module starts drawn from `layout_seed` (the strategic mission's seeded
+    /// layouts, `modbot_app::mission::seeded_layout`), or as it is for −1: the
+    /// `layout_seed` parameter sim_node and mission_node share, so both hold one world.
+    pub(crate) fn laid_out(world: modbot_core::Scenario, layout_seed: i64) -> Result<modbot_core::Scenario, String> {
+        match u64::try_from(layout_seed) {
+            Ok(seed) => modbot_app::mission::seeded_layout(&world, seed)
+                .map_err(|e| format!("parameter `layout_seed` = {layout_seed}: {e}")),
+            Err(_) => Ok(world),
+        }
     }
 
     /// The module catalog a `modules_file` parameter names ("" = the built-in one).
@@ -351,12 +362,16 @@ macro_rules! on_backend {
 pub fn node_summary(exec: &str) -> Option<&'static str> {
     Some(match exec {
         "gait_node" => "gait commands in (gait/command), joint position targets out (position_controller/commands)",
-        "sim_node" => "the embedded simulator: commands in; joint_states, odom, tf, robot_description, /clock out",
+        "sim_node" => {
+            "the embedded simulator, free-running: commands in; joint_states, odom, tf, robot_description, /clock out (modules:=true: each module's robot interface topics)"
+        }
         "planner_node" => "goal_pose in; the strategic plan, its path and markers out, and a `plan` service",
         "executive_node" => "executes strategic_plan through gait commands, steering by the body's pose (odom)",
         "module_node" => "one module of a digital-hormone organism: hormone frames in and out, its hinge command",
         "teleop_node" => "cmd_vel and joy to gait commands, with a dead-man",
-        "mission_node" => "the strategic mission: the six modules' controllers, driving sim_node's fleet (fleet:=true)",
+        "mission_node" => {
+            "the strategic mission: the six modules' controllers on the robot interface's topics (m1/ … m6/)"
+        }
         _ => return None,
     })
 }

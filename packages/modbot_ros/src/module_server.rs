@@ -69,10 +69,10 @@ fn check_command(m: &Float64MultiArray, n: usize, controller: &str) -> Result<()
 }
 
 impl<T: Transport> ModuleServer<T> {
-    /// Serves `desc` under `/<name>/` on `t`.
+    /// Serves `desc` under `<name>/`, relative to the node's namespace, on `t`.
     pub fn new(t: &mut T, desc: ModuleDescription, imu_variances: [f64; 3]) -> Result<Self, String> {
         desc.validate()?;
-        let ns = format!("/{}", desc.name);
+        let ns = desc.name.clone();
         let mw = |e: crate::error::RosError| e.to_string();
         let mut ports = Vec::with_capacity(desc.ports.len());
         for p in &desc.ports {
@@ -144,6 +144,11 @@ impl<T: Transport> ModuleServer<T> {
     fn warn(&mut self, t: &T, key: &'static str, msg: &str) {
         let msg = format!("{}: {msg}", self.desc.name);
         self.log.log(t, key, Level::Warn, &msg);
+    }
+
+    /// What it serves.
+    pub fn description(&self) -> &ModuleDescription {
+        &self.desc
     }
 
     /// Takes the commands and requests that have come and gives them to `module`.
@@ -388,6 +393,51 @@ impl<T: Transport> ModuleServer<T> {
     }
 }
 
+/// Every module of `sim` served on `t`, each under its name (`m1`, …), its IMU's covariance
+/// the simulator's model's: what sim_node serves, and the far side of a [`BusStage`].
+pub fn serve_embedded<T: Transport>(
+    t: &mut T,
+    sim: &modbot_sim::EmbeddedModules,
+) -> Result<Vec<ModuleServer<T>>, String> {
+    use modbot_interface::Modules;
+    let imu = sim.models().imu;
+    let variances = [
+        imu.tilt_sigma_deg.to_radians().powi(2),
+        imu.gyro_sigma_deg_s.to_radians().powi(2),
+        imu.accel_sigma_m_s2.powi(2),
+    ];
+    (0..sim.len())
+        .map(|i| {
+            let m = sim
+                .embedded(i)
+                .ok_or_else(|| format!("module {i} is not in the simulator"))?;
+            ModuleServer::new(t, ModuleDescription::of_embedded(m), variances)
+        })
+        .collect()
+}
+
+/// Takes the orders that have come for every module of `sim`, runs the world to `t` (s), and
+/// publishes what the modules read: one turn of sim_node's loop, and of a [`BusStage`]'s
+/// far side.
+pub fn serve_turn<T: Transport>(
+    node: &T,
+    servers: &mut [ModuleServer<T>],
+    sim: &mut modbot_sim::EmbeddedModules,
+    t: f64,
+) -> Result<(), String> {
+    use modbot_interface::Modules;
+    for (i, s) in servers.iter_mut().enumerate() {
+        let m = sim.module(i).map_err(|e| e.to_string())?;
+        s.take_orders(node, m);
+    }
+    sim.advance_to(t).map_err(|e| e.to_string())?;
+    for (i, s) in servers.iter_mut().enumerate() {
+        let m = sim.module_ref(i).map_err(|e| e.to_string())?;
+        s.publish(node, m);
+    }
+    Ok(())
+}
+
 /// How long a [`BusStage`] waits for the modules' first readings, s of simulated time.
 pub const READY_WITHIN_S: f64 = 2.0;
 
@@ -408,7 +458,6 @@ impl BusStage {
     /// Serves every module of `sim`; `faults` reach what each side receives (the behaviours'
     /// readings and the simulator's commands), each side drawing from its own seed.
     pub fn new(sim: modbot_sim::EmbeddedModules, faults: Faults) -> Result<BusStage, String> {
-        use modbot_interface::Modules;
         let bus = crate::loopback::LoopbackBus::new();
         bus.set_now(sim.simulator().time());
         let mut node = FaultyTransport::new(
@@ -418,22 +467,8 @@ impl BusStage {
                 ..faults.clone()
             },
         )?;
-        let mut servers = Vec::new();
-        let mut descriptions = Vec::new();
-        let imu = sim.models().imu;
-        let variances = [
-            imu.tilt_sigma_deg.to_radians().powi(2),
-            imu.gyro_sigma_deg_s.to_radians().powi(2),
-            imu.accel_sigma_m_s2.powi(2),
-        ];
-        for i in 0..sim.len() {
-            let m = sim
-                .embedded(i)
-                .ok_or_else(|| format!("module {i} is not in the simulator"))?;
-            let d = ModuleDescription::of_embedded(m);
-            servers.push(ModuleServer::new(&mut node, d.clone(), variances)?);
-            descriptions.push(d);
-        }
+        let servers = serve_embedded(&mut node, &sim)?;
+        let descriptions = servers.iter().map(|s| s.description().clone()).collect();
         let mission = FaultyTransport::new(bus.node(crate::loopback::identity("mission_node", "/")), faults)?;
         let remote = crate::robot::RosModules::new(mission, descriptions)?;
         let mut stage = BusStage {
@@ -490,25 +525,20 @@ impl modbot_app::embedded::Stage for BusStage {
         &self.remote
     }
 
-    fn simulator(&self) -> &modbot_sim::Simulator {
-        self.sim.simulator()
+    fn time(&self) -> f64 {
+        self.sim.simulator().time()
+    }
+
+    fn truth(&self) -> Option<&dyn modbot_app::embedded::GroundTruth> {
+        Some(self.sim.simulator())
     }
 
     /// The simulator's side takes the orders that have come, the world runs to `t`, the
     /// simulator's side publishes what the modules read, and the behaviours' side takes it.
     fn advance_to(&mut self, t: f64) -> Result<(), String> {
-        use modbot_interface::Modules;
         self.bus.set_now(t);
         self.node.now();
-        for (i, s) in self.servers.iter_mut().enumerate() {
-            let m = self.sim.module(i).map_err(|e| e.to_string())?;
-            s.take_orders(&self.node, m);
-        }
-        self.sim.advance_to(t).map_err(|e| e.to_string())?;
-        for (i, s) in self.servers.iter_mut().enumerate() {
-            let m = self.sim.module_ref(i).map_err(|e| e.to_string())?;
-            s.publish(&self.node, m);
-        }
+        serve_turn(&self.node, &mut self.servers, &mut self.sim, t)?;
         self.remote.poll();
         Ok(())
     }

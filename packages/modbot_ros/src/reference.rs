@@ -167,9 +167,9 @@ fn node_endpoints(exec: &str) -> Result<Vec<(Endpoint, Vec<&'static str>)>, Stri
                 vec![("organism", s("caterpillar:4"))],
             ),
             (
-                "the strategic mission's fleet (fleet:=true world:=worlds/strategic_mission.yaml)",
+                "the strategic mission's modules (modules:=true world:=worlds/strategic_mission.yaml)",
                 vec![
-                    ("fleet", ParamValue::Bool(true)),
+                    ("modules", ParamValue::Bool(true)),
                     (
                         "world",
                         s(concat!(
@@ -184,7 +184,19 @@ fn node_endpoints(exec: &str) -> Result<Vec<(Endpoint, Vec<&'static str>)>, Stri
         "executive_node" => vec![("", vec![])],
         "module_node" => vec![("", vec![])],
         "teleop_node" => vec![("", vec![])],
-        "mission_node" => vec![("", vec![])],
+        "mission_node" => vec![
+            ("", vec![]),
+            (
+                "with its world (world:=worlds/strategic_mission.yaml)",
+                vec![(
+                    "world",
+                    s(concat!(
+                        env!("CARGO_MANIFEST_DIR"),
+                        "/../../worlds/strategic_mission.yaml"
+                    )),
+                )],
+            ),
+        ],
         other => return Err(format!("no node `{other}`")),
     };
     let mut seen: BTreeMap<Endpoint, Vec<&'static str>> = BTreeMap::new();

@@ -231,20 +231,32 @@ fn never(sensor: String) -> RobotError {
     }
 }
 
-/// Keeps `new` in `slot` when it is at least as new as what is there.
-fn newest<R>(slot: &mut Option<R>, new: R, stamp: impl Fn(&R) -> f64) {
-    if slot.as_ref().is_none_or(|old| stamp(&new) >= stamp(old)) {
+/// How far a reading's stamp may lie ahead of the node's clock, s: clocks of two machines
+/// that agree to NTP's milliseconds, with room. A reading stamped later is refused — kept, it
+/// would stay "the newest" and hide every true reading after it.
+pub const AHEAD_S: f64 = 0.5;
+
+/// Keeps `new` in `slot` when it is at least as new as what is there; refuses a reading
+/// stamped more than [`AHEAD_S`] after `now`.
+fn newest<R>(slot: &mut Option<R>, new: R, stamp: impl Fn(&R) -> f64, now: f64) -> Result<(), String> {
+    let s = stamp(&new);
+    if s > now + AHEAD_S {
+        return Err(format!("stamped {s:.3} s, {:.3} s ahead of the clock", s - now));
+    }
+    if slot.as_ref().is_none_or(|old| s >= stamp(old)) {
         *slot = Some(new);
     }
+    Ok(())
 }
 
 impl<T: Transport> RosModule<T> {
     /// The module `desc` on node `t`'s graph: subscriptions and publishers under
-    /// `/<name>/`. Refused: a description that fails [`ModuleDescription::validate`], a
+    /// `<name>/`, relative to the node's namespace (`/m1/…` for a node in `/`, as the
+    /// launch puts them). Refused: a description that fails [`ModuleDescription::validate`], a
     /// middleware error.
     pub fn new(t: &mut T, desc: ModuleDescription) -> std::result::Result<RosModule<T>, String> {
         desc.validate()?;
-        let ns = format!("/{}", desc.name);
+        let ns = desc.name.clone();
         let mw = |e: crate::error::RosError| e.to_string();
         let fixed: Vec<usize> = (0..desc.joints.len()).filter(|&k| !desc.drives[k].velocity).collect();
         let wheels: Vec<usize> = (0..desc.joints.len()).filter(|&k| desc.drives[k].velocity).collect();
@@ -330,7 +342,7 @@ impl<T: Transport> RosModule<T> {
         self.now = now;
         let name = self.desc.name.clone();
         let drop = |log: &mut Throttle, key: &'static str, e: &dyn std::fmt::Display| {
-            log.log(t, key, Level::Warn, &format!("dropped a reading of `{name}`: {e}"));
+            log.log(t, key, Level::Warn, &format!("{name}/{key} dropped: {e}"));
         };
         let sensor = |s: &str| format!("{}/{s}", self.desc.name);
         let (js, imu, ft, tags) = (
@@ -344,7 +356,11 @@ impl<T: Transport> RosModule<T> {
                 .map_err(|e| e.to_string())
                 .and_then(|m| interface_msgs::joint_states(&m, &self.desc.joints, &js).map_err(|e| e.to_string()))
             {
-                Ok(r) => newest(&mut self.joint_states, r, |r| r.stamp),
+                Ok(r) => {
+                    if let Err(e) = newest(&mut self.joint_states, r, |r| r.stamp, now) {
+                        drop(log, "joint_states", &e);
+                    }
+                }
                 Err(e) => drop(log, "joint_states", &e),
             }
         }
@@ -353,7 +369,11 @@ impl<T: Transport> RosModule<T> {
                 .map_err(|e| e.to_string())
                 .and_then(|m| interface_msgs::imu_reading(&m, &imu).map_err(|e| e.to_string()))
             {
-                Ok(r) => newest(&mut self.imu, r, |r| r.stamp),
+                Ok(r) => {
+                    if let Err(e) = newest(&mut self.imu, r, |r| r.stamp, now) {
+                        drop(log, "imu", &e);
+                    }
+                }
                 Err(e) => drop(log, "imu", &e),
             }
         }
@@ -363,7 +383,11 @@ impl<T: Transport> RosModule<T> {
                     .map_err(|e| e.to_string())
                     .and_then(|m| interface_msgs::wrench(&m, &ft).map_err(|e| e.to_string()))
                 {
-                    Ok(r) => newest(&mut self.wrench, r, |r| r.stamp),
+                    Ok(r) => {
+                        if let Err(e) = newest(&mut self.wrench, r, |r| r.stamp, now) {
+                            drop(log, "wheel_ft", &e);
+                        }
+                    }
                     Err(e) => drop(log, "wheel_ft", &e),
                 }
             }
@@ -374,7 +398,11 @@ impl<T: Transport> RosModule<T> {
                     .map_err(|e| e.to_string())
                     .and_then(|m| interface_msgs::tag_frame(&m, &tags).map_err(|e| e.to_string()))
                 {
-                    Ok(r) => newest(&mut self.tags, r, |r| r.stamp),
+                    Ok(r) => {
+                        if let Err(e) = newest(&mut self.tags, r, |r| r.stamp, now) {
+                            drop(log, "camera/tags", &e);
+                        }
+                    }
                     Err(e) => drop(log, "camera/tags", &e),
                 }
             }
@@ -386,7 +414,11 @@ impl<T: Transport> RosModule<T> {
                     .map_err(|e| e.to_string())
                     .and_then(|m| interface_msgs::connector_status(&m, &p.name, &state).map_err(|e| e.to_string()))
                 {
-                    Ok(r) => newest(&mut p.reported, r, |r| r.stamp),
+                    Ok(r) => {
+                        if let Err(e) = newest(&mut p.reported, r, |r| r.stamp, now) {
+                            drop(log, "connector state", &e);
+                        }
+                    }
                     Err(e) => drop(log, "connector state", &e),
                 }
             }
@@ -397,7 +429,11 @@ impl<T: Transport> RosModule<T> {
                     Ok((m.header.stamp.as_secs_f64(), r))
                 });
                 match read {
-                    Ok(r) => newest(&mut p.docking, r, |r| r.0),
+                    Ok(r) => {
+                        if let Err(e) = newest(&mut p.docking, r, |r| r.0, now) {
+                            drop(log, "docking", &e);
+                        }
+                    }
                     Err(e) => drop(log, "docking", &e),
                 }
             }

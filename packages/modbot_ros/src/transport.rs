@@ -125,6 +125,131 @@ pub trait Transport: Send {
     }
 }
 
+/// A node's connection lent to a part that keeps it for a while (the robot interface's
+/// binding, a fault wrapper), the node having it back afterwards.
+impl<T: Transport> Transport for &mut T {
+    type P<M: RosMessage> = T::P<M>;
+    type S<M: RosMessage> = T::S<M>;
+    type Srv<Req: RosMessage, Resp: RosMessage> = T::Srv<Req, Resp>;
+    type Cli<Req: RosMessage, Resp: RosMessage> = T::Cli<Req, Resp>;
+    fn publisher<M: RosMessage>(&mut self, topic: &str, qos: Qos) -> Result<Self::P<M>> {
+        (**self).publisher(topic, qos)
+    }
+    fn subscription<M: RosMessage>(&mut self, topic: &str, qos: Qos) -> Result<Self::S<M>> {
+        (**self).subscription(topic, qos)
+    }
+    fn server<Req: RosMessage, Resp: RosMessage>(
+        &mut self,
+        name: &str,
+        package: &str,
+        service: &str,
+    ) -> Result<Self::Srv<Req, Resp>> {
+        (**self).server(name, package, service)
+    }
+    fn client<Req: RosMessage, Resp: RosMessage>(
+        &mut self,
+        name: &str,
+        package: &str,
+        service: &str,
+    ) -> Result<Self::Cli<Req, Resp>> {
+        (**self).client(name, package, service)
+    }
+    fn param_changes(&mut self) -> Vec<(String, ParamValue)> {
+        (**self).param_changes()
+    }
+    fn param(&self, name: &str) -> Option<ParamValue> {
+        (**self).param(name)
+    }
+    fn now(&self) -> f64 {
+        (**self).now()
+    }
+    fn log(&self, level: Level, msg: &str) {
+        (**self).log(level, msg);
+    }
+    fn identity(&self) -> &NodeIdentity {
+        (**self).identity()
+    }
+}
+
+/// One node's connection shared by parts that each hold it at once (mission_node's robot
+/// interface binding, its planner client and its progress log, all alive while the mission
+/// runs): every call takes the connection for its own duration only.
+pub struct Shared<T: Transport> {
+    inner: std::sync::Arc<std::sync::Mutex<T>>,
+    identity: NodeIdentity,
+}
+
+impl<T: Transport> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared {
+            inner: std::sync::Arc::clone(&self.inner),
+            identity: self.identity.clone(),
+        }
+    }
+}
+
+impl<T: Transport> Shared<T> {
+    /// Shares `t`.
+    pub fn new(t: T) -> Shared<T> {
+        let identity = t.identity().clone();
+        Shared {
+            inner: std::sync::Arc::new(std::sync::Mutex::new(t)),
+            identity,
+        }
+    }
+
+    /// The connection, for one call. A part that panicked while holding it left nothing half
+    /// done that the next call could trip on (each call is whole), so a poisoned lock is
+    /// taken as it is.
+    fn node(&self) -> std::sync::MutexGuard<'_, T> {
+        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl<T: Transport> Transport for Shared<T> {
+    type P<M: RosMessage> = T::P<M>;
+    type S<M: RosMessage> = T::S<M>;
+    type Srv<Req: RosMessage, Resp: RosMessage> = T::Srv<Req, Resp>;
+    type Cli<Req: RosMessage, Resp: RosMessage> = T::Cli<Req, Resp>;
+    fn publisher<M: RosMessage>(&mut self, topic: &str, qos: Qos) -> Result<Self::P<M>> {
+        self.node().publisher(topic, qos)
+    }
+    fn subscription<M: RosMessage>(&mut self, topic: &str, qos: Qos) -> Result<Self::S<M>> {
+        self.node().subscription(topic, qos)
+    }
+    fn server<Req: RosMessage, Resp: RosMessage>(
+        &mut self,
+        name: &str,
+        package: &str,
+        service: &str,
+    ) -> Result<Self::Srv<Req, Resp>> {
+        self.node().server(name, package, service)
+    }
+    fn client<Req: RosMessage, Resp: RosMessage>(
+        &mut self,
+        name: &str,
+        package: &str,
+        service: &str,
+    ) -> Result<Self::Cli<Req, Resp>> {
+        self.node().client(name, package, service)
+    }
+    fn param_changes(&mut self) -> Vec<(String, ParamValue)> {
+        self.node().param_changes()
+    }
+    fn param(&self, name: &str) -> Option<ParamValue> {
+        self.node().param(name)
+    }
+    fn now(&self) -> f64 {
+        self.node().now()
+    }
+    fn log(&self, level: Level, msg: &str) {
+        self.node().log(level, msg);
+    }
+    fn identity(&self) -> &NodeIdentity {
+        &self.identity
+    }
+}
+
 /// Wall-clock time, s since the Unix epoch (ROS time without `use_sim_time`).
 pub fn wall_now() -> f64 {
     std::time::SystemTime::now()

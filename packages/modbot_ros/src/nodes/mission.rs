@@ -1,22 +1,28 @@
-//! `mission_node`: the strategic mission on the ROS graph (issue 15, record 0052). One node
-//! owns the six modules' controllers — the scan, the modelling, the roles, the plan and the
-//! sequencer with the assembly, reassembly and the configurations' controllers, all of
-//! modbot_app's [`run_mission_on`] — and drives the fleet's simulator in sim_node
-//! (`fleet:=true`) over the fleet protocol (`fleet/request`, `fleet/reply`). The
-//! deliberative search that the source's template is checked against is planner_node's
-//! (`planner:=node`): the modelled start and target go out on `planner/start` and
-//! `planner/goal` (planner_node's `odom` and `goal_pose`), its `strategic_plan` comes back. Each phase as
-//! it ends is published on `mission/status` (JSON of the phase); at the end, the mission's
-//! summary on `mission/summary` (latched JSON) and markers of the roles, the staging points
-//! and the plan on `mission/markers` (latched, frame `odom`: the embedded simulator's world
-//! is its odom frame, as in launch/mission.launch.yaml). The node exits
-//! 0 when the mission reached the target, 1 with the phase and the reason otherwise.
+//! `mission_node`: the strategic mission on the ROS graph (issues 15 and 50, records 0052
+//! and 0064). One node owns the six modules' controllers — the scan, the modelling, the
+//! roles, the plan and the sequencer with the assembly, reassembly and the configurations'
+//! controllers, modbot_app's [`run_mission_staged`] — and reaches the modules only through
+//! the robot interface's ROS binding (`m1/…` to `m6/…`: joint states, IMU, wheel
+//! force/torque, the cameras' tags, the connectors; records 0062 and 0063), on its own
+//! 100 Hz tick of the node's clock (`/clock` under `use_sim_time`). Whatever stands behind
+//! those topics runs by itself: sim_node `modules:=true` free-running, a Gazebo world, real
+//! modules. The deliberative search that the source's template is checked against is
+//! planner_node's (`planner:=node`): the modelled start and target go out on `planner/start`
+//! and `planner/goal` (planner_node's `odom` and `goal_pose`), its `strategic_plan` comes
+//! back. Each phase as it ends is published on `mission/status` (JSON of the phase); at the
+//! end, the mission's summary on `mission/summary` (latched JSON) and markers of the roles,
+//! the staging points and the plan on `mission/markers` (latched, frame `odom`: the
+//! simulator's world is its odom frame, as in launch/strategic_mission.launch.yaml). Where a
+//! simulator publishes the world's truth (`ground_truth/poses`) the summary says how far
+//! from the target the modules ended; without it, the mission's own word. The node exits 0
+//! when the mission reached the target, 1 with the phase and the reason otherwise.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use modbot_app::mission::{MissionReport, MissionSettings, run_mission_on, searched_configurations};
+use modbot_app::embedded_mission::{run_mission_staged, sensed_modules};
+use modbot_app::mission::{MissionReport, MissionSettings, searched_configurations};
 use modbot_core::Scenario;
 use modbot_msgs::builtin_interfaces::msg::{Duration as RosDuration, Time};
 use modbot_msgs::geometry_msgs::msg::{Point, Pose, PoseStamped, Quaternion, Vector3};
@@ -27,9 +33,11 @@ use modbot_msgs::visualization_msgs::msg::{Marker, MarkerArray};
 use modbot_planner::sequencer::Pose2;
 
 use crate::error::{Result, RosError};
-use crate::fleet::RemotePlant;
+use crate::faults::{Faults, FaultyTransport};
 use crate::params::{Get, NodeConfig, ParamDecl, ParamMap, ParamValue};
-use crate::transport::{Level, Pub, Qos, Sub, Transport};
+use crate::robot::ModuleDescription;
+use crate::ros_stage::RosStage;
+use crate::transport::{Level, Pub, Qos, Shared, Sub, Transport};
 
 /// The node's parameters, validated.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,10 +45,10 @@ pub struct MissionNodeConfig {
     /// The mission's world file (six module starts, a ground obstacle, a lath, a target):
     /// the same file sim_node simulates.
     pub world: String,
-    /// Wall seconds the simulator has to answer one request (and to appear at the start).
-    pub request_timeout_s: f64,
-    /// Seed of the cameras' noise.
-    pub camera_seed: u64,
+    /// Wall seconds the modules have to show their first readings.
+    pub wait_for_modules_s: f64,
+    /// Wall seconds the clock may stand still while the mission waits for its next tick.
+    pub stall_s: f64,
     /// Who answers the deliberative search: planner_node (`node`) or this node (`local`).
     pub planner: String,
     /// Wall seconds planner_node has to answer, s.
@@ -48,6 +56,12 @@ pub struct MissionNodeConfig {
     /// Wall seconds the node stays after the mission, offering its latched summary and
     /// markers (the launch ends with it), s.
     pub linger_s: f64,
+    /// The module starts drawn from this seed (`seeded_layout`), or the world file's own
+    /// (−1): sim_node's `layout_seed`.
+    pub layout_seed: i64,
+    /// Faults injected into what the node receives (tests; `FaultyTransport`'s spec, ""
+    /// none): latency, loss, silence.
+    pub faults: Faults,
 }
 
 impl NodeConfig for MissionNodeConfig {
@@ -59,11 +73,20 @@ impl NodeConfig for MissionNodeConfig {
                 "the mission's world file, as sim_node's (empty: none; the node then only offers its topics)",
             ),
             ParamDecl::new(
-                "request_timeout_s",
-                ParamValue::Double(30.0),
-                "wall seconds the fleet's simulator has to answer a request, s",
+                "layout_seed",
+                ParamValue::Int(-1),
+                "the module starts drawn from this seed, as sim_node's layout_seed (-1: the world file's)",
             ),
-            ParamDecl::new("camera_seed", ParamValue::Int(0), "seed of the cameras' noise"),
+            ParamDecl::new(
+                "wait_for_modules_s",
+                ParamValue::Double(60.0),
+                "wall seconds the modules (m1 … m6) have to publish their first joint_states and imu, s",
+            ),
+            ParamDecl::new(
+                "stall_s",
+                ParamValue::Double(30.0),
+                "wall seconds the clock may stand still before the mission ends (a simulator gone), s",
+            ),
             ParamDecl::new(
                 "planner",
                 ParamValue::Str("node".into()),
@@ -79,6 +102,11 @@ impl NodeConfig for MissionNodeConfig {
                 ParamValue::Double(2.0),
                 "wall seconds the node stays after the mission with its latched summary and markers (the launch ends with it; longer to look at them in RViz), s",
             ),
+            ParamDecl::new(
+                "faults",
+                ParamValue::Str(String::new()),
+                "faults injected into what the node receives, for tests: latency_ms=A..B,loss=P,seed=N,silence=TOPIC@START+LENGTH (empty: none)",
+            ),
         ]
     }
 
@@ -86,11 +114,13 @@ impl NodeConfig for MissionNodeConfig {
         let g = Get(p);
         let cfg = MissionNodeConfig {
             world: g.str("world")?,
-            request_timeout_s: g.f64_in("request_timeout_s", 0.1, 3600.0)?,
-            camera_seed: g.i64_in("camera_seed", 0, i64::MAX)? as u64,
+            layout_seed: g.i64_in("layout_seed", -1, i64::MAX)?,
+            wait_for_modules_s: g.f64_in("wait_for_modules_s", 0.1, 3600.0)?,
+            stall_s: g.f64_in("stall_s", 0.1, 3600.0)?,
             planner: g.str("planner")?,
             planner_timeout_s: g.f64_in("planner_timeout_s", 0.1, 3600.0)?,
             linger_s: g.f64_in("linger_s", 0.0, 86400.0)?,
+            faults: Faults::parse(&g.str("faults")?).map_err(|e| format!("parameter `faults`: {e}"))?,
         };
         if !["node", "local"].contains(&cfg.planner.as_str()) {
             return Err(format!(
@@ -114,15 +144,31 @@ impl NodeConfig for MissionNodeConfig {
 
 impl MissionNodeConfig {
     fn scenario(&self) -> std::result::Result<Scenario, String> {
-        modbot_app::load_world(Some(std::path::Path::new(&self.world)))
-            .map_err(|e| format!("parameter `world` = `{}`: {e}", self.world))
+        let world = modbot_app::load_world(Some(std::path::Path::new(&self.world)))
+            .map_err(|e| format!("parameter `world` = `{}`: {e}", self.world))?;
+        super::laid_out(world, self.layout_seed)
     }
+}
+
+/// What the mission's modules offer on ROS: six lone wheel-foot modules `m1` … `m6`, as the
+/// wheel-foot module's model describes them (its joints and motors, its five ports, its
+/// camera and its wheel's force sensor — what its robot_description and controllers file
+/// declare).
+fn module_descriptions(world: &Scenario) -> std::result::Result<Vec<ModuleDescription>, String> {
+    use modbot_interface::Modules;
+    let model = sensed_modules(world, &Default::default())?;
+    (0..model.len())
+        .map(|i| {
+            model
+                .embedded(i)
+                .map(ModuleDescription::of_embedded)
+                .ok_or_else(|| format!("module {i} is not in the model"))
+        })
+        .collect()
 }
 
 /// Runs the mission once; returns when it has ended (or at once when `stop` is set).
 pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool>) -> Result<()> {
-    let requests = t.publisher::<StringMsg>("fleet/request", Qos::Reliable)?;
-    let replies = t.subscription::<StringMsg>("fleet/reply", Qos::Reliable)?;
     let status = t.publisher::<StringMsg>("mission/status", Qos::Reliable)?;
     let summary = t.publisher::<StringMsg>("mission/summary", Qos::Latched)?;
     let markers = t.publisher::<MarkerArray>("mission/markers", Qos::Latched)?;
@@ -142,33 +188,47 @@ pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool
         return Ok(());
     }
     let world = cfg.scenario().map_err(RosError::Params)?;
-    t.log(
+    let descriptions = module_descriptions(&world).map_err(RosError::Params)?;
+    let names: Vec<String> = descriptions.iter().map(|d| d.name.clone()).collect();
+    // The node's connection is held at once by the modules' binding (behind the faults, when
+    // a test injects them), the planner's client and the progress log.
+    let node = Shared::new(&mut *t);
+    let faulty = FaultyTransport::new(node.clone(), cfg.faults.clone()).map_err(RosError::Params)?;
+    let mut stage = RosStage::new(faulty, descriptions, cfg.stall_s, Arc::clone(&stop)).map_err(RosError::Node)?;
+    if stop.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    node.log(
         Level::Info,
-        "waiting for the fleet's simulator (sim_node fleet:=true) on fleet/request",
+        &format!(
+            "waiting for the modules {} on the robot interface's topics",
+            names.join(", ")
+        ),
     );
-    let timeout = Duration::from_secs_f64(cfg.request_timeout_s);
-    let mut plant = RemotePlant::connect(requests, replies, timeout)
-        .map_err(RosError::Node)?
-        .stopped_by(Arc::clone(&stop));
-    same_fleet(&plant, &world).map_err(RosError::Node)?;
-    let settings = MissionSettings {
-        scan: modbot_app::scan::ScanSettings {
-            seed: cfg.camera_seed,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    stage
+        .wait_for_readings(cfg.wait_for_modules_s)
+        .map_err(RosError::Node)?;
+    node.log(
+        Level::Info,
+        &format!("the modules are up at {:.3} s: the mission starts", node.now()),
+    );
+    let settings = MissionSettings::default();
     let wall = std::time::Instant::now();
     let report = {
-        let t: &T = t;
         let mut search = |w: &Scenario| -> std::result::Result<Vec<String>, String> {
             if cfg.planner == "local" {
                 return searched_configurations(w);
             }
-            ask_planner(t, w, (&start_pub, &goal_pub, &plan_sub), cfg.planner_timeout_s, &stop)
+            ask_planner(
+                &node,
+                w,
+                (&start_pub, &goal_pub, &plan_sub),
+                cfg.planner_timeout_s,
+                &stop,
+            )
         };
-        run_mission_on(&mut plant, &world, &settings, &mut search, &mut |p| {
-            t.log(
+        run_mission_staged(&mut stage, &world, &settings, &mut search, &mut |p| {
+            node.log(
                 if p.outcome == "ok" { Level::Info } else { Level::Warn },
                 &format!(
                     "[{:8.1} – {:8.1} s] {} {}: {}",
@@ -177,41 +237,70 @@ pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool
             );
             let json = serde_json::to_string(p).unwrap_or_default();
             if let Err(e) = status.publish(StringMsg { data: json }) {
-                t.log(Level::Warn, &format!("mission/status not sent: {e}"));
+                node.log(Level::Warn, &format!("mission/status not sent: {e}"));
             }
         })
         .map_err(RosError::Node)?
     };
     let wall_s = wall.elapsed().as_secs_f64();
+    let faults: serde_json::Map<String, serde_json::Value> = stage
+        .transport()
+        .stats()
+        .into_iter()
+        .map(|(topic, f)| {
+            (
+                topic,
+                serde_json::json!({"received": f.received, "lost": f.lost, "resent": f.resent,
+                    "stale": f.stale, "silenced": f.silenced, "delivered": f.delivered}),
+            )
+        })
+        .collect();
+    if !faults.is_empty() {
+        node.log(
+            Level::Info,
+            &format!(
+                "the injected faults on what the node received: {}",
+                serde_json::Value::Object(faults.clone())
+            ),
+        );
+    }
     let json = serde_json::json!({
         "world": report.world,
         "reached": report.reached,
         "final_distance_m": report.final_distance_m,
+        "final_heading_error_deg": report.final_heading_error_deg,
         "failure": report.failure,
         "roles": report.roles.iter().map(|m| m + 1).collect::<Vec<_>>(),
         "phases": report.phases,
         "docks": report.docks,
         "simulated_s": report.sim_s,
         "wall_s": wall_s,
-        "fleet_calls": plant.calls(),
         "searched_configurations": report.searched_configurations,
+        "faults": faults,
     });
     summary.publish(StringMsg { data: json.to_string() })?;
     markers.publish(mission_markers(&report))?;
     let line = format!(
-        "mission `{}`: {} — {:.3} m from the target after {:.1} s simulated ({:.1} s wall, {} calls to the simulator)",
+        "mission `{}`: {} — {} after {:.1} s of the clock ({:.1} s wall)",
         report.world,
         match &report.failure {
             None if report.reached => "reached the target".to_string(),
             None => "ended short of the target".to_string(),
             Some(f) => format!("failed: {f}"),
         },
-        report.final_distance_m,
+        if report.final_distance_m.is_finite() {
+            format!(
+                "{:.3} m and {:.1}° from the target by the world's truth",
+                report.final_distance_m, report.final_heading_error_deg
+            )
+        } else {
+            "no ground truth to measure it by".to_string()
+        },
         report.sim_s,
         wall_s,
-        plant.calls()
     );
-    t.log(if report.reached { Level::Info } else { Level::Error }, &line);
+    node.log(if report.reached { Level::Info } else { Level::Error }, &line);
+    drop(stage);
     // The latched summary and markers stay offered a while; the launch ends with the node.
     while !stop.load(Ordering::Relaxed) && wall.elapsed().as_secs_f64() < wall_s + cfg.linger_s {
         std::thread::sleep(Duration::from_millis(50));
@@ -221,39 +310,6 @@ pub fn run<T: Transport>(t: &mut T, cfg: MissionNodeConfig, stop: Arc<AtomicBool
     } else {
         Err(RosError::Node(line))
     }
-}
-
-/// Whether the simulator holds the fleet of `world` at its start: the same joints and links
-/// where this process would build them (a sim_node on another world file, or one already
-/// driven, is refused before anything moves).
-fn same_fleet<P: Pub<StringMsg>, S: Sub<StringMsg>>(
-    plant: &RemotePlant<P, S>,
-    world: &Scenario,
-) -> std::result::Result<(), String> {
-    use modbot_sim::Plant as _;
-    let here = modbot_app::assemble::fleet_simulator(world)?;
-    if plant.time() != 0.0 {
-        return Err(format!(
-            "the fleet's simulator is at {} s, not at its start: start a new sim_node",
-            plant.time()
-        ));
-    }
-    if plant.joint_names() != here.joint_names() || plant.link_names() != here.link_names() {
-        return Err("the fleet's simulator holds other modules than the world file's".into());
-    }
-    let apart = plant
-        .link_poses()
-        .iter()
-        .zip(here.link_poses())
-        .map(|(a, b)| (a.translation.vector - b.translation.vector).norm())
-        .fold(0.0, f64::max);
-    if apart > 1e-6 {
-        return Err(format!(
-            "the fleet's simulator has its modules up to {apart:.3} m from where the world file `{}` puts them: is sim_node's `world` the same file?",
-            world.name
-        ));
-    }
-    Ok(())
 }
 
 /// The deliberative planner's configurations for the modelled world `w`, from planner_node:

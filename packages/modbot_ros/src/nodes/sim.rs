@@ -67,9 +67,17 @@ pub struct SimNodeConfig {
     pub dead_after_s: f64,
     /// Wall seconds the organism's physics waits for every module_node's first command.
     pub wait_for_modules_s: f64,
-    /// Simulate the fleet of `world`'s module starts (the strategic mission's six wheel-foot
-    /// modules) for mission_node, over the fleet protocol (record 0052), instead of `robot`.
-    pub fleet: bool,
+    /// Simulate `world`'s module starts as lone wheel-foot modules (the strategic mission's
+    /// six), each on the robot interface's ROS binding under `m1/`, `m2/`, … (records 0062 to
+    /// 0064), instead of `robot`.
+    pub modules: bool,
+    /// Seed of the modules' sensor noise (the IMUs' bias and noise, the cameras').
+    pub sensor_seed: u64,
+    /// Modules: the module starts drawn from this seed (`seeded_layout`), or the world
+    /// file's own (−1).
+    pub layout_seed: i64,
+    /// Modules: faults injected into the commands and requests the node receives (tests).
+    pub faults: crate::faults::Faults,
     /// An MCAP file to record what the node publishes into (tf, joint_states, odom,
     /// robot_description, the commands it applies; "" = none). An existing file is refused.
     pub record: String,
@@ -116,9 +124,20 @@ impl NodeConfig for SimNodeConfig {
                 "organism: wall seconds the physics waits for every module_node's first hinge command",
             ),
             ParamDecl::new(
-                "fleet",
+                "modules",
                 b(false),
-                "simulate the world's module starts (the strategic mission's fleet) for mission_node over fleet/request and fleet/reply, instead of robot",
+                "simulate the world's module starts as lone wheel-foot modules, each on the robot interface's topics under m1/, m2/, … (the strategic mission's), instead of robot; publish_rate_hz is then the rate commands are applied and readings go out",
+            ),
+            ParamDecl::new("sensor_seed", ParamValue::Int(0), "modules: seed of the sensors' noise"),
+            ParamDecl::new(
+                "layout_seed",
+                ParamValue::Int(-1),
+                "modules: the module starts drawn from this seed, as the mission's seeded layouts (-1: the world file's)",
+            ),
+            ParamDecl::new(
+                "faults",
+                st(""),
+                "modules: faults injected into the commands and requests received, for tests: latency_ms=A..B,loss=P,seed=N,silence=TOPIC@START+LENGTH (empty: none)",
             ),
             ParamDecl::new(
                 "record",
@@ -145,16 +164,25 @@ impl NodeConfig for SimNodeConfig {
             no_tail: g.bool("no_tail")?,
             dead_after_s: g.f64_in("dead_after_s", 0.0, 3600.0)?,
             wait_for_modules_s: g.f64_in("wait_for_modules_s", 0.0, 3600.0)?,
-            fleet: g.bool("fleet")?,
+            modules: g.bool("modules")?,
+            sensor_seed: g.i64_in("sensor_seed", 0, i64::MAX)? as u64,
+            layout_seed: g.i64_in("layout_seed", -1, i64::MAX)?,
+            faults: crate::faults::Faults::parse(&g.str("faults")?).map_err(|e| format!("parameter `faults`: {e}"))?,
             record: g.str("record")?,
         };
-        if cfg.fleet {
+        if cfg.modules {
             if !cfg.organism.is_empty() || !cfg.record.is_empty() {
-                return Err("parameter `fleet`: not with `organism` or `record`".into());
+                return Err("parameter `modules`: not with `organism` or `record`".into());
             }
-            let world = cfg.scenario()?;
-            modbot_app::assemble::fleet_simulator(&world)
-                .map_err(|e| format!("fleet of world `{}`: {e}", cfg.world))?;
+            let world = cfg.modules_world()?;
+            if world.robot_starts.is_empty() {
+                return Err(format!(
+                    "parameter `modules`: world `{}` has no robot_starts",
+                    cfg.world
+                ));
+            }
+            modbot_app::embedded_mission::sensed_modules(&world, &cfg.scan_settings())
+                .map_err(|e| format!("parameter `modules`: the modules of world `{}`: {e}", cfg.world))?;
         }
         if !cfg.record.is_empty() {
             let path = std::path::Path::new(&cfg.record);
@@ -176,6 +204,20 @@ impl NodeConfig for SimNodeConfig {
 }
 
 impl SimNodeConfig {
+    /// The world of `modules`: the file's, its module starts drawn from `layout_seed`.
+    pub(crate) fn modules_world(&self) -> std::result::Result<Scenario, String> {
+        let world = self.scenario()?;
+        super::laid_out(world, self.layout_seed)
+    }
+
+    /// The modules' sensor models, seeded with `sensor_seed`.
+    pub(crate) fn scan_settings(&self) -> modbot_app::scan::ScanSettings {
+        modbot_app::scan::ScanSettings {
+            seed: self.sensor_seed,
+            ..Default::default()
+        }
+    }
+
     fn catalog(&self) -> std::result::Result<ModuleCatalog, String> {
         super::module_catalog(&self.modules_file)
     }
@@ -554,8 +596,8 @@ impl<T: Transport> OrganismIo<T> {
 
 /// Runs sim_node until `stop` is set or the physics diverges (an error).
 pub fn run<T: Transport>(t: &mut T, cfg: SimNodeConfig, stop: Arc<AtomicBool>) -> Result<()> {
-    if cfg.fleet {
-        return super::fleet::run(t, &cfg, stop);
+    if cfg.modules {
+        return super::modules::run(t, &cfg, stop);
     }
     let mut core = SimCore::new(&cfg).map_err(RosError::Params)?;
     let cmd_sub = t.subscription::<Float64MultiArray>("position_controller/commands", Qos::Reliable)?;
