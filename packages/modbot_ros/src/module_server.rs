@@ -487,16 +487,10 @@ impl BusStage {
     /// robots before it starts.
     fn wait_for_readings(&mut self) -> Result<(), String> {
         use modbot_app::embedded::Stage;
-        use modbot_interface::Modules;
         let t0 = self.sim.simulator().time();
         let mut k = 0u32;
         loop {
-            let ready = (0..self.remote.len()).all(|i| {
-                self.remote
-                    .module_ref(i)
-                    .is_ok_and(|m| m.joint_states().is_ok() && m.imu().is_ok())
-            });
-            if ready {
+            if self.remote.awaiting_readings().is_empty() {
                 return Ok(());
             }
             k += 1;

@@ -773,6 +773,16 @@ impl<T: Transport> RosModules<T> {
     pub fn transport(&self) -> &T {
         &self.transport
     }
+
+    /// The modules whose joint states or IMU have not come yet (what a behaviour needs
+    /// first), by name.
+    pub fn awaiting_readings(&self) -> Vec<&str> {
+        self.modules
+            .iter()
+            .filter(|m| m.joint_states.is_none() || m.imu.is_none())
+            .map(|m| m.desc.name.as_str())
+            .collect()
+    }
 }
 
 impl<T: Transport> Modules for RosModules<T> {

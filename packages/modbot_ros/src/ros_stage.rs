@@ -70,19 +70,10 @@ impl<T: Transport> RosStage<T> {
     /// Waits until every module's joint states and IMU have come (the first readings a
     /// behaviour needs), at most `within_s` wall seconds.
     pub fn wait_for_readings(&mut self, within_s: f64) -> Result<(), String> {
-        use modbot_interface::Modules;
         let began = Instant::now();
         loop {
             self.poll();
-            let missing: Vec<String> = (0..self.remote.len())
-                .filter(|&i| {
-                    !self
-                        .remote
-                        .module_ref(i)
-                        .is_ok_and(|m| m.joint_states().is_ok() && m.imu().is_ok())
-                })
-                .map(|i| self.frames[i].split('/').next().unwrap_or_default().to_string())
-                .collect();
+            let missing = self.remote.awaiting_readings();
             if missing.is_empty() {
                 return Ok(());
             }
