@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use modbot_msgs::nav_msgs::msg::Odometry;
 use modbot_msgs::sensor_msgs::msg::JointState;
-use modbot_ros::{Qos, Sub, Transport};
+use modbot_ros::{Pub, Qos, Sub, Transport};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -376,15 +376,17 @@ fn sim_launch_starts_teleop_on_request() {
 /// sim_node with the six modules free-running as fast as it can (`/clock`), planner_node and
 /// mission_node, which asks planner_node's deliberative search and drives the modules
 /// through their topics over DDS to the target; the launch ends when the mission does,
-/// successfully. (With `faults:=` the same graph does not yet reach the target: the
-/// free-running simulator outruns a mission that stops reading while it computes, and the
-/// faults' latency then counts from the late read — issue 50's open part, record 0064.) The latched
+/// successfully, while a third node sends garbage on topics mission_node reads, which it
+/// drops and logs. The latched
 /// summary says the first module ended within 0.1 m and 10° of the target by the simulator's
 /// ground truth, with the source's template's configurations, and the markers show the six
 /// roles, the nine staging points and the six rows.
 #[test]
 fn the_strategic_mission_launch_reaches_the_target_over_ros() {
+    use modbot_msgs::builtin_interfaces::msg::Time;
+    use modbot_msgs::sensor_msgs::msg::Imu;
     use modbot_msgs::std_msgs::msg::String as StringMsg;
+    use modbot_msgs::tf2_msgs::msg::TFMessage;
     use modbot_msgs::visualization_msgs::msg::MarkerArray;
     if modbot_ros::netns::reexec_in_netns("the_strategic_mission_launch_reaches_the_target_over_ros") {
         return;
@@ -415,8 +417,33 @@ fn the_strategic_mission_launch_reaches_the_target_over_ros() {
     let status_sub = probe
         .subscription::<StringMsg>("/mission1/mission/status", Qos::Reliable)
         .unwrap();
+    // A third node sends garbage on topics mission_node reads: joint states of the wrong
+    // size stamped far ahead, a NaN IMU reading, a truth without the modules.
+    let bad_joints = probe
+        .publisher::<JointState>("/mission1/m4/joint_states", Qos::SensorData)
+        .unwrap();
+    let bad_imu = probe.publisher::<Imu>("/mission1/m2/imu", Qos::SensorData).unwrap();
+    let bad_truth = probe
+        .publisher::<TFMessage>("/mission1/ground_truth/poses", Qos::SensorData)
+        .unwrap();
+    let mut garbage_sent = Instant::now();
     let (mut summary, mut markers, mut statuses) = (None, None, 0);
     let status = loop {
+        if garbage_sent.elapsed() > Duration::from_millis(500) {
+            garbage_sent = Instant::now();
+            let mut js = JointState {
+                name: vec!["m1_FJ".into()],
+                position: vec![0.0, 1.0],
+                ..Default::default()
+            };
+            js.header.stamp = Time::from_secs_f64(1e6);
+            bad_joints.publish(js).unwrap();
+            let mut imu = Imu::default();
+            imu.orientation.w = f64::NAN;
+            imu.header.stamp = Time::from_secs_f64(1e6);
+            bad_imu.publish(imu).unwrap();
+            bad_truth.publish(TFMessage::default()).unwrap();
+        }
         while let Some(Ok(s)) = summary_sub.take() {
             summary = Some(serde_json::from_str::<serde_json::Value>(&s.data).unwrap());
         }
@@ -441,6 +468,14 @@ fn the_strategic_mission_launch_reaches_the_target_over_ros() {
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(status.success(), "{status}\n{text}");
     assert!(text.contains("reached the target"), "{text}");
+    // The garbage was seen, dropped and said so (rate limited), and the mission went on.
+    for topic in ["m4/joint_states", "m2/imu", "ground_truth/poses"] {
+        let lines = text
+            .lines()
+            .filter(|l| l.contains(topic) && l.contains("dropped"))
+            .count();
+        assert!(lines >= 1, "nothing said about garbage on {topic}:\n{text}");
+    }
     let summary = summary.unwrap_or_else(|| panic!("no mission/summary\n{text}"));
     let num = |k: &str| summary[k].as_f64().unwrap_or(f64::NAN);
     eprintln!(

@@ -859,11 +859,22 @@ impl ModuleCatalog {
         Self::from_yaml(&read_text(path)?, &path.display().to_string())
     }
 
-    /// The shipped catalog (`config/modules.yaml`, compiled in).
+    /// The shipped catalog (`config/modules.yaml`, compiled in), parsed and validated once
+    /// per process: behaviours ask for it on their ticks, and parsing the YAML there was a
+    /// quarter of a mission's run time (perf, session 37).
     pub fn builtin() -> Self {
-        // The shipped file is checked by a test; failing here is a build defect, not user input.
-        #[allow(clippy::expect_used)]
-        Self::from_yaml(BUILTIN_MODULES_YAML, "config/modules.yaml").expect("shipped config/modules.yaml is valid")
+        Self::builtin_ref().clone()
+    }
+
+    /// The shipped catalog, shared.
+    pub fn builtin_ref() -> &'static Self {
+        static BUILTIN: std::sync::OnceLock<ModuleCatalog> = std::sync::OnceLock::new();
+        BUILTIN.get_or_init(|| {
+            // The shipped file is checked by a test; failing here is a build defect, not user
+            // input.
+            #[allow(clippy::expect_used)]
+            Self::from_yaml(BUILTIN_MODULES_YAML, "config/modules.yaml").expect("shipped config/modules.yaml is valid")
+        })
     }
 
     /// Checks every module kind and the default kind.

@@ -278,6 +278,8 @@ struct Holding<M> {
     last_delivered_seq: Option<u64>,
     /// Reliable: when the last sample taken in is due; none may come before it.
     last_due: f64,
+    /// Node time of the last take: what the wrapped reader holds now came since.
+    last_take: Option<f64>,
 }
 
 /// A subscription of a [`FaultyTransport`].
@@ -307,9 +309,21 @@ impl<S: Sub<M>, M: Send> Sub<M> for FaultySub<S, M> {
             return self.inner.take();
         };
         let [lo, hi] = self.faults.latency_s;
+        // What the wrapped reader holds came while the node did not take: a node busy for a
+        // while (planning) finds many samples at once. They reached it spread over the time
+        // since its last take, evenly in their order, and their latency counts from there —
+        // not from now, which would delay a whole backlog once more (record 0061).
+        let mut fresh = Vec::new();
         while let Some(sample) = self.inner.take() {
+            fresh.push(sample);
+        }
+        let since = held.last_take.map_or(now, |t| t.min(now));
+        held.last_take = Some(now);
+        let n = fresh.len() as f64;
+        for (i, sample) in fresh.into_iter().enumerate() {
+            let arrived = since + (now - since) * (i as f64 + 1.0) / n;
             self.count(|s| s.received += 1);
-            if self.faults.silent(&self.topic, now) {
+            if self.faults.silent(&self.topic, arrived) {
                 self.count(|s| s.silenced += 1);
                 continue;
             }
@@ -332,7 +346,7 @@ impl<S: Sub<M>, M: Send> Sub<M> for FaultySub<S, M> {
             let seq = held.next_seq;
             held.next_seq += 1;
             // A reliable reader delivers in order: a sample waits for the one before it.
-            let mut at = now + delay;
+            let mut at = arrived + delay;
             if self.reliable {
                 at = at.max(held.last_due);
                 held.last_due = at;
@@ -425,6 +439,7 @@ impl<T: Transport> Transport for FaultyTransport<T> {
                 next_seq: 0,
                 last_delivered_seq: None,
                 last_due: f64::NEG_INFINITY,
+                last_take: None,
             }),
         })
     }
@@ -533,6 +548,41 @@ mod tests {
         assert_eq!(got.len(), 500);
         assert!(got.iter().enumerate().all(|(k, g)| g.0 == k && g.2 == g.1));
         assert_eq!((s.lost, s.stale, s.overflowed), (0, 0, 0));
+    }
+
+    /// A node busy for half a second (planning) finds five samples in its reader, sent every
+    /// 100 ms while it computed (the readers keep five): they arrived spread over that time,
+    /// so with a fixed 20 ms latency all but the last are due at once, in order — the
+    /// backlog is not delayed a second time from the moment it is taken (sample k is taken
+    /// to have arrived at (k + 1)/5 of the 505 ms since the last take, 20 ms before it is
+    /// due; counted from the take, none would be due).
+    #[test]
+    fn a_backlog_taken_late_counts_its_latency_from_when_it_came() {
+        for qos in [Qos::SensorData, Qos::Reliable] {
+            let (bus, p, mut l) = pair(Faults::parse("latency_ms=20").unwrap());
+            let sub = l.subscription::<Float64MultiArray>("/chatter", qos).unwrap();
+            bus.set_now(0.0);
+            l.now();
+            assert!(sub.take().is_none());
+            for k in 0..5 {
+                let t = (k + 1) as f64 * 0.1;
+                bus.set_now(t);
+                p.publish(msg(k, t)).unwrap();
+            }
+            bus.set_now(0.505);
+            l.now();
+            let mut got = Vec::new();
+            while let Some(m) = sub.take() {
+                got.push(m.unwrap().data[0] as usize);
+            }
+            assert_eq!(got, vec![0, 1, 2, 3], "{qos:?}");
+            bus.set_now(0.53);
+            l.now();
+            while let Some(m) = sub.take() {
+                got.push(m.unwrap().data[0] as usize);
+            }
+            assert_eq!(got, vec![0, 1, 2, 3, 4], "{qos:?}");
+        }
     }
 
     /// A fixed latency delays every sample by exactly that (the 1 ms reading grid included:
