@@ -55,6 +55,8 @@ const BRIDGE_PAIRS: &[(&str, &str)] = &[
     ("geometry_msgs/msg/Twist", "gz.msgs.Twist"),
     ("sensor_msgs/msg/JointState", "gz.msgs.Model"),
     ("sensor_msgs/msg/Imu", "gz.msgs.IMU"),
+    ("sensor_msgs/msg/Image", "gz.msgs.Image"),
+    ("sensor_msgs/msg/CameraInfo", "gz.msgs.CameraInfo"),
     ("std_msgs/msg/Float64", "gz.msgs.Double"),
 ];
 
@@ -99,6 +101,123 @@ fn element<'a>(block: &'a str, tag: &str) -> Option<&'a str> {
     let start = block.find(&open)? + open.len();
     let end = block[start..].find(&format!("</{tag}>"))?;
     Some(block[start..start + end].trim())
+}
+
+/// The blocks `<tag name='NAME' type='TYPE'>…</tag>` of an SDF as sdformat prints it (single
+/// quotes, no nesting of the same tag): (name, type, body).
+fn sdf_blocks<'a>(sdf: &'a str, tag: &str) -> Vec<(String, String, &'a str)> {
+    let mut out = Vec::new();
+    let open = format!("<{tag} name='");
+    let close = format!("</{tag}>");
+    let mut at = 0;
+    while let Some(k) = sdf[at..].find(&open) {
+        let start = at + k + open.len();
+        let name_end = start + sdf[start..].find('\'').unwrap();
+        let head_end = start + sdf[start..].find('>').unwrap();
+        let head = &sdf[name_end..head_end];
+        let ty = head
+            .split("type='")
+            .nth(1)
+            .and_then(|t| t.split('\'').next())
+            .unwrap_or_default()
+            .to_string();
+        let end = head_end + sdf[head_end..].find(&close).unwrap();
+        out.push((sdf[start..name_end].to_string(), ty, &sdf[head_end + 1..end]));
+        at = end;
+    }
+    out
+}
+
+/// The robot's URDF (xacro-expanded) through sdformat's own URDF parser (`ign sdf -p`, what
+/// gz-sim does when it spawns it), checked against the module catalog: every force sensor's
+/// fixed joint survives (sdformat lumps a fixed joint's child into its parent, and a sensor on
+/// that joint with it, unless `preserveFixedJoint`) with its force_torque sensor; each
+/// module's IMU and camera are there with the catalog's rate, field of view, image size and
+/// range. Returns the gz topics the sensors publish (a camera's info beside its image).
+fn sensors_through_sdformat(at: &str, urdf_file: &Path, topology: &modbot_core::Topology) -> BTreeSet<String> {
+    let out = Command::new("ign")
+        .args(["sdf", "-p"])
+        .arg(urdf_file)
+        .output()
+        .expect("ign sdf -p");
+    let sdf = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success() && sdf.contains("<model"),
+        "{at}: ign sdf -p failed: {}{sdf}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sensors = sdf_blocks(&sdf, "sensor");
+    let joints = sdf_blocks(&sdf, "joint");
+    let sensor = |name: &str, ty: &str| -> &str {
+        sensors
+            .iter()
+            .find(|(n, t, _)| n == name && t == ty)
+            .unwrap_or_else(|| panic!("{at}: sdformat dropped sensor {name} ({ty}); sensors: {sensors:?}"))
+            .2
+    };
+    let number = |block: &str, tag: &str| -> f64 {
+        element(block, tag)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{at}: no number <{tag}> in {block}"))
+    };
+    let mut topics = BTreeSet::new();
+    let mut expected = 0;
+    for (m, module) in topology.modules.iter().enumerate() {
+        let kind = topology.kind_of(m);
+        for f in kind.fixed_joints.iter().filter(|f| f.force_sensor) {
+            let name = format!("{}_{}", module.name, f.name);
+            let (_, ty, body) = joints
+                .iter()
+                .find(|(n, _, _)| *n == name)
+                .unwrap_or_else(|| panic!("{at}: sdformat lumped the force sensor's joint {name}"));
+            assert_eq!(ty, "fixed", "{at}: {name}");
+            assert!(
+                body.contains(&format!("<sensor name='{name}_ft' type='force_torque'>")),
+                "{at}: {name}: {body}"
+            );
+            topics.insert(
+                element(sensor(&format!("{name}_ft"), "force_torque"), "topic")
+                    .unwrap()
+                    .to_string(),
+            );
+            expected += 1;
+        }
+        if let Some(imu) = &kind.sensors.imu {
+            let b = sensor(&format!("{}_imu", module.name), "imu");
+            assert_eq!(number(b, "update_rate"), imu.rate_hz, "{at}: imu");
+            let stddev = number(element(b, "angular_velocity").unwrap(), "stddev");
+            assert!(
+                (stddev - imu.gyro_sigma_deg_s.to_radians()).abs() < 1e-9,
+                "{at}: gyro σ {stddev}"
+            );
+            topics.insert(element(b, "topic").unwrap().to_string());
+            expected += 1;
+        }
+        if let Some(c) = &kind.sensors.camera {
+            let b = sensor(&format!("{}_camera", module.name), "camera");
+            assert_eq!(number(b, "update_rate"), c.rate_hz, "{at}: camera");
+            let hfov = number(b, "horizontal_fov");
+            let (w, h) = (number(b, "width"), number(b, "height"));
+            assert!((hfov.to_degrees() - c.hfov_deg).abs() < 1e-6, "{at}: hfov {hfov}");
+            assert_eq!(w, f64::from(c.width_px), "{at}");
+            // The vertical field of view the image's aspect gives (square pixels).
+            let vfov = 2.0 * ((hfov / 2.0).tan() * h / w).atan();
+            assert!(
+                (vfov.to_degrees() - c.vfov_deg).abs() < 0.1,
+                "{at}: vfov {}",
+                vfov.to_degrees()
+            );
+            assert_eq!(number(b, "far"), c.range_m, "{at}");
+            let image = element(b, "topic").unwrap().to_string();
+            let info = format!("{}/camera_info", image.rsplit_once('/').unwrap().0);
+            topics.insert(image);
+            topics.insert(info);
+            expected += 1;
+        }
+    }
+    // Nothing else is declared a sensor.
+    assert_eq!(sensors.len(), expected, "{at}: {sensors:?}");
+    topics
 }
 
 /// How far the launch's spawn height may be from [`spawn_height`], m (it is written to 1 mm).
@@ -261,6 +380,11 @@ fn the_gazebo_launch_expands_to_files_that_exist_a_valid_urdf_and_matching_contr
                 !text.lines().any(|l| l.starts_with("Error")),
                 "{at}: check_urdf reported an error:\n{text}"
             );
+            let topology = modbot_description::artifacts::robot(spec, &modbot_core::ModuleCatalog::builtin()).unwrap();
+            let mut gz_topics = sensors_through_sdformat(&at, &urdf_file, &topology);
+            for plugin in ["odom_topic", "tf_topic"] {
+                gz_topics.insert(element(&urdf, plugin).unwrap().to_string());
+            }
             // The same robot as the plain URDF RViz and sim_node read.
             let plain = modbot_description::UrdfModel::parse(
                 &std::fs::read_to_string(root().join(format!("urdf/{robot}.urdf"))).unwrap(),
@@ -312,6 +436,13 @@ fn the_gazebo_launch_expands_to_files_that_exist_a_valid_urdf_and_matching_contr
                     s.args[k + 1].clone()
                 };
                 assert_eq!(flag("-c"), format!("{ns_prefix}/controller_manager"), "{at}: {name}");
+                // The wheels' servo controller waits inactive for a switch; the rest run.
+                assert_eq!(
+                    s.args.iter().any(|a| a == "--inactive"),
+                    name == "wheel_position_controller",
+                    "{at}: {name}: {:?}",
+                    s.args
+                );
                 assert!(
                     declared.contains(&name),
                     "{at}: {name} is not in {}",
@@ -369,8 +500,16 @@ fn the_gazebo_launch_expands_to_files_that_exist_a_valid_urdf_and_matching_contr
                     gz == "/clock" || gz.starts_with(&format!("/model/{robot}/")),
                     "{at}: {gz}"
                 );
+                // Every bridged model topic is one the model publishes.
+                assert!(
+                    gz == "/clock" || gz_topics.contains(&gz),
+                    "{at}: the bridge reads {gz}, which no sensor or plugin of the model publishes ({gz_topics:?})"
+                );
+                gz_topics.remove(&gz);
                 ros_types.insert(pair.0);
             }
+            // And every topic the model publishes is bridged.
+            assert!(gz_topics.is_empty(), "{at}: not bridged: {gz_topics:?}");
         }
     }
     assert_eq!(robots, 8);

@@ -318,3 +318,36 @@ impl Stage for EmbeddedModules {
         EmbeddedModules::advance_to(self, t).map_err(|e| e.to_string())
     }
 }
+
+#[cfg(test)]
+mod catalog_tests {
+    use super::*;
+
+    /// The module catalog's `sensors` of the wheel-foot kind (what its robot description
+    /// declares to Gazebo) are the devices the embedded binding models: the IMU on the foot
+    /// with the standard model's rate and gyro and accelerometer errors, the camera on the
+    /// tilt link at the lens with this file's fields of view and range and the standard
+    /// camera rate.
+    #[test]
+    fn the_catalog_declares_the_devices_the_embedded_binding_models() {
+        let catalog = ModuleCatalog::builtin();
+        let kind = &catalog.modules["wheelfoot"];
+        let models = SensorModels::standard();
+        let imu = kind.sensors.imu.as_ref().unwrap();
+        assert_eq!(format!("{PREFIX}_{}", imu.link), FOOT_LINK);
+        assert_eq!(imu.rate_hz, models.imu.rate_hz);
+        assert_eq!(imu.gyro_sigma_deg_s, models.imu.gyro_sigma_deg_s);
+        assert_eq!(imu.gyro_bias_sigma_deg_s, models.imu.gyro_bias_sigma_deg_s);
+        assert_eq!(imu.accel_sigma_m_s2, models.imu.accel_sigma_m_s2);
+        let cam = kind.sensors.camera.as_ref().unwrap();
+        let spec = wheelfoot_camera(0, NOISE);
+        assert_eq!(format!("{PREFIX}_{}", cam.link), spec.link);
+        let lens = spec.pose.translation.vector;
+        assert_eq!(cam.xyz, [lens.x, lens.y, lens.z]);
+        assert_eq!(
+            (cam.hfov_deg, cam.vfov_deg, cam.range_m),
+            (spec.hfov_deg, spec.vfov_deg, spec.range_m)
+        );
+        assert_eq!(cam.rate_hz, models.camera.rate_hz);
+    }
+}

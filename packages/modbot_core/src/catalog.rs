@@ -56,6 +56,67 @@ pub struct ModuleKind {
     pub ports: BTreeMap<String, PortDef>,
     /// Contact properties of the module's surfaces.
     pub contact: Contact,
+    /// The sensors it carries besides its joints' encoders and its fixed joints' force
+    /// sensors (what its robot description declares to Gazebo).
+    #[serde(default, skip_serializing_if = "SensorsDef::is_empty")]
+    pub sensors: SensorsDef,
+}
+
+/// A module's IMU and camera.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SensorsDef {
+    /// Its inertial unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imu: Option<ImuDef>,
+    /// Its camera.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub camera: Option<CameraDef>,
+}
+
+impl SensorsDef {
+    /// No sensor.
+    pub fn is_empty(&self) -> bool {
+        self.imu.is_none() && self.camera.is_none()
+    }
+}
+
+/// An IMU fixed to a link, at the link's frame: its rate and its gyro's and accelerometer's
+/// errors (the orientation filter's errors are the simulator's model; Gazebo's IMU reports
+/// the true orientation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImuDef {
+    /// The link it is fixed to.
+    pub link: String,
+    /// Output rate, Hz.
+    pub rate_hz: f64,
+    /// Gyro white noise, σ per reading, deg/s.
+    pub gyro_sigma_deg_s: f64,
+    /// Gyro bias, σ of each axis's constant offset, deg/s.
+    pub gyro_bias_sigma_deg_s: f64,
+    /// Accelerometer white noise, σ per reading, m/s².
+    pub accel_sigma_m_s2: f64,
+}
+
+/// A camera fixed to a link, looking along its frame's x.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CameraDef {
+    /// The link it is fixed to.
+    pub link: String,
+    /// The lens in the link frame, m.
+    pub xyz: [f64; 3],
+    /// Horizontal field of view, deg.
+    pub hfov_deg: f64,
+    /// Vertical field of view, deg.
+    pub vfov_deg: f64,
+    /// Farthest point it reports, m.
+    pub range_m: f64,
+    /// Frames per second.
+    pub rate_hz: f64,
+    /// Image width, pixels (the height follows from the two fields of view).
+    pub width_px: u32,
 }
 
 /// A rigid link of a module.
@@ -98,9 +159,18 @@ pub struct FixedJointDef {
     /// parent, in the joint frame).
     #[serde(default)]
     pub force_sensor: bool,
+    /// The ROS topic of that sensor's readings (geometry_msgs/WrenchStamped), relative to the
+    /// module's namespace; default `<name>/wrench`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
 }
 
 impl FixedJointDef {
+    /// The ROS topic of its force sensor's readings, relative to the module's namespace.
+    pub fn sensor_topic(&self) -> String {
+        self.topic.clone().unwrap_or_else(|| format!("{}/wrench", self.name))
+    }
+
     /// Child frame in the parent link frame.
     pub fn origin(&self) -> Isometry3<f64> {
         pose_deg(self.xyz, self.rpy_deg)
@@ -646,6 +716,7 @@ impl ModuleKind {
             all_finite(key, format!("ports.{name}.xyz"), &p.xyz)?;
             all_finite(key, format!("ports.{name}.rpy_deg"), &p.rpy_deg)?;
         }
+        self.validate_sensors(key)?;
         let mu = self.contact.friction;
         if !(mu.is_finite() && mu >= 0.0) {
             return Err(CoreError::invalid(
@@ -653,6 +724,58 @@ impl ModuleKind {
                 mu,
                 "a finite number >= 0",
             ));
+        }
+        Ok(())
+    }
+
+    /// The sensors: on links of the module, rates and fields of view in range, errors >= 0.
+    fn validate_sensors(&self, key: &str) -> Result<()> {
+        let on_link = |what: &str, link: &str| -> Result<()> {
+            if self.link_index(link).is_some() {
+                return Ok(());
+            }
+            let known = self.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>().join(", ");
+            Err(CoreError::invalid(
+                format!("{key}.sensors.{what}.link"),
+                link,
+                format!("one of: {known}"),
+            ))
+        };
+        let at_least_zero = |name: String, v: f64| -> Result<()> {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(CoreError::invalid(format!("{key}.{name}"), v, "a finite number >= 0"))
+            }
+        };
+        if let Some(imu) = &self.sensors.imu {
+            on_link("imu", &imu.link)?;
+            positive(key, "sensors.imu.rate_hz".into(), imu.rate_hz)?;
+            at_least_zero("sensors.imu.gyro_sigma_deg_s".into(), imu.gyro_sigma_deg_s)?;
+            at_least_zero("sensors.imu.gyro_bias_sigma_deg_s".into(), imu.gyro_bias_sigma_deg_s)?;
+            at_least_zero("sensors.imu.accel_sigma_m_s2".into(), imu.accel_sigma_m_s2)?;
+        }
+        if let Some(c) = &self.sensors.camera {
+            on_link("camera", &c.link)?;
+            all_finite(key, "sensors.camera.xyz".into(), &c.xyz)?;
+            for (name, v) in [("hfov_deg", c.hfov_deg), ("vfov_deg", c.vfov_deg)] {
+                if !(v.is_finite() && v > 0.0 && v < 180.0) {
+                    return Err(CoreError::invalid(
+                        format!("{key}.sensors.camera.{name}"),
+                        v,
+                        "an angle in (0, 180) deg",
+                    ));
+                }
+            }
+            positive(key, "sensors.camera.range_m".into(), c.range_m)?;
+            positive(key, "sensors.camera.rate_hz".into(), c.rate_hz)?;
+            if !(16..=8192).contains(&c.width_px) {
+                return Err(CoreError::invalid(
+                    format!("{key}.sensors.camera.width_px"),
+                    c.width_px,
+                    "16 … 8192 pixels",
+                ));
+            }
         }
         Ok(())
     }
@@ -824,6 +947,15 @@ impl ModuleKind {
             )?;
             all_finite(key, format!("{jk}.xyz"), &j.xyz)?;
             all_finite(key, format!("{jk}.rpy_deg"), &j.rpy_deg)?;
+            if let Some(t) = &j.topic {
+                if !j.force_sensor || !t.split('/').all(is_identifier) {
+                    return Err(CoreError::invalid(
+                        format!("{key}.{jk}.topic"),
+                        t,
+                        "a relative ROS topic name (identifiers joined by /) on a joint with force_sensor: true",
+                    ));
+                }
+            }
         }
         Ok(parent_of)
     }

@@ -1,5 +1,6 @@
 //! The generated files the repository ships: URDF (plain and, for Gazebo, xacro), controllers and bridge files of the
-//! standard robots, and an SDF world for every scenario in `worlds/`. `modbot export all`
+//! standard robots, an SDF world for every scenario in `worlds/` and, for a world of lone
+//! wheel-foot modules, their bridge file. `modbot export all`
 //! writes them; a test fails when a checked-in file differs from what this produces.
 
 use std::path::{Path, PathBuf};
@@ -68,6 +69,15 @@ pub fn standard(root: &Path, catalog: &ModuleCatalog, config: &DescriptionConfig
             path: PathBuf::from(format!("worlds/{name}.sdf")),
             content: sdf::world(&s)?,
         });
+        // A world of lone wheel-foot modules (its `robot_starts`, the strategic mission's):
+        // the bridge of modules `m1` … `mN`, as mission_node reads them.
+        if !s.robot_starts.is_empty() {
+            let models: Vec<String> = (1..=s.robot_starts.len()).map(|k| format!("m{k}")).collect();
+            out.push(Artifact {
+                path: PathBuf::from(format!("config/bridge/{name}_modules.yaml")),
+                content: urdf::fleet_bridge_yaml(&robot("wheelfoot", catalog)?, &models, &name),
+            });
+        }
     }
     Ok(out)
 }

@@ -75,9 +75,21 @@ pub fn world(s: &Scenario) -> Result<String> {
         ("gz-sim-scene-broadcaster-system", "gz::sim::systems::SceneBroadcaster"),
         // Reads the force/torque sensors of the robots' URDF (the wheel-foot module's).
         ("gz-sim-forcetorque-system", "gz::sim::systems::ForceTorque"),
+        // The modules' IMUs.
+        ("gz-sim-imu-system", "gz::sim::systems::Imu"),
     ] {
         x.empty("plugin", &[("filename", file.into()), ("name", name.into())]);
     }
+    // The rendering sensors (the wheel-foot module's mast camera).
+    x.open(
+        "plugin",
+        &[
+            ("filename", "gz-sim-sensors-system".into()),
+            ("name", "gz::sim::systems::Sensors".into()),
+        ],
+    )
+    .text("render_engine", &[], "ogre2")
+    .close();
     x.open("light", &[("type", "directional".into()), ("name", "sun".into())])
         .text("cast_shadows", &[], "true")
         .text("pose", &[], "0 0 10 0 0 0")
