@@ -335,14 +335,22 @@ mod tests {
             "/../../config/controllers/wheeled.yaml"
         ))
         .unwrap_or_else(|e| panic!("{e}"));
-        let listed: Vec<&str> = file.lines().filter_map(|s| s.trim().strip_prefix("- ")).collect();
+        // position_controller's and velocity_controller's joints, then the wheels again as
+        // wheel_position_controller's (the same joints as servos, switched in for the wheels).
+        fn items(s: &str) -> Vec<&str> {
+            s.lines().filter_map(|s| s.trim().strip_prefix("- ")).collect()
+        }
+        let (drives, servos) = file
+            .split_once("/**/wheel_position_controller:")
+            .unwrap_or_else(|| panic!("no wheel_position_controller in wheeled.yaml"));
         let ours: Vec<&str> = l
             .position
             .iter()
             .chain(&l.velocity)
             .map(|&k| names[k].as_str())
             .collect();
-        assert_eq!(listed, ours);
+        assert_eq!(items(drives), ours);
+        assert_eq!(items(servos), wheels);
         let e = l.split(&vec![JointTarget::Position(0.0); 30], &names).unwrap_err();
         assert!(e.contains("role3_front_joint"), "{e}");
     }
