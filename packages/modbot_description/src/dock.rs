@@ -207,10 +207,12 @@ impl GzDock {
     /// ros_gz_bridge entries: detach and attach from ROS (std_msgs/Empty), the state back.
     pub fn bridge_yaml(&self) -> String {
         let entry = |what: &str, ros_type: &str, gz_type: &str, direction: &str| {
-            format!(
-                "- ros_topic_name: \"{}\"\n  gz_topic_name: \"{}\"\n  ros_type_name: \"{ros_type}\"\n  gz_type_name: \"{gz_type}\"\n  direction: {direction}\n",
-                self.ros_topic(what),
-                self.gz_topic(what)
+            crate::urdf::bridge_entry_to(
+                &self.ros_topic(what),
+                &self.gz_topic(what),
+                ros_type,
+                gz_type,
+                direction,
             )
         };
         [

@@ -396,7 +396,7 @@ fn gazebo(x: &mut Xml, topology: &Topology, tree: &LinkTree, config: &Descriptio
                 )
                 .text("always_on", &[], "true")
                 .text("update_rate", &[], &num(config.odometry_rate_hz))
-                .text("topic", &[], &format!("/model/{model}/{joint}/wrench"))
+                .text("topic", &[], &wrench_topic(&model, &joint))
                 .open("force_torque", &[])
                 .text("frame", &[], "child")
                 .text("measure_direction", &[], "child_to_parent")
@@ -548,10 +548,22 @@ pub fn controllers_yaml(topology: &Topology, config: &DescriptionConfig) -> Stri
     s
 }
 
-fn bridge_entry(ros: &str, gz: &str, ros_type: &str, gz_type: &str) -> String {
+/// One ros_gz_bridge entry, `direction` one of GZ_TO_ROS, ROS_TO_GZ, BIDIRECTIONAL (the
+/// docks' entries too).
+pub(crate) fn bridge_entry_to(ros: &str, gz: &str, ros_type: &str, gz_type: &str, direction: &str) -> String {
     format!(
-        "- ros_topic_name: \"{ros}\"\n  gz_topic_name: \"{gz}\"\n  ros_type_name: \"{ros_type}\"\n  gz_type_name: \"{gz_type}\"\n  direction: GZ_TO_ROS\n"
+        "- ros_topic_name: \"{ros}\"\n  gz_topic_name: \"{gz}\"\n  ros_type_name: \"{ros_type}\"\n  gz_type_name: \"{gz_type}\"\n  direction: {direction}\n"
     )
+}
+
+/// A GZ_TO_ROS entry: a sensor's or plugin's readings.
+fn bridge_entry(ros: &str, gz: &str, ros_type: &str, gz_type: &str) -> String {
+    bridge_entry_to(ros, gz, ros_type, gz_type, "GZ_TO_ROS")
+}
+
+/// The gz topic of the force sensor on fixed joint `joint` of model `model`.
+fn wrench_topic(model: &str, joint: &str) -> String {
+    format!("/model/{model}/{joint}/wrench")
 }
 
 /// The entries of one model spawned as `model`, its ROS topics under `ros` (`""`: relative,
@@ -581,7 +593,7 @@ fn model_bridge(topology: &Topology, model: &str, ros: &str) -> String {
         for f in kind.fixed_joints.iter().filter(|f| f.force_sensor) {
             s.push_str(&bridge_entry(
                 &format!("{prefix}{}", f.sensor_topic()),
-                &format!("/model/{model}/{}_{}/wrench", module.name, f.name),
+                &wrench_topic(model, &format!("{}_{}", module.name, f.name)),
                 "geometry_msgs/msg/WrenchStamped",
                 "gz.msgs.Wrench",
             ));
